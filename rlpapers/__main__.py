@@ -1,0 +1,3 @@
+from rlpapers.cli import main
+
+main()

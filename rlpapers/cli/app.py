@@ -1,0 +1,225 @@
+"""The Typer app: thin commands that wire options to library calls and hand results to render."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from .. import __version__
+from ..errors import NotFoundError, ParseWarning, RlpapersError
+from . import render
+from .errors import ExitCode, describe_internal, exit_code_for, report
+
+Format = Enum("Format", {name: name for name in render.ALL_FORMATS}, type=str)  # type: ignore[misc]
+
+
+class Group(TyperGroup):
+    """Runs every command with warnings shown as one line and library errors mapped to exit codes."""
+
+    def invoke(self, ctx: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", ParseWarning)
+            warnings.showwarning = _show_warning  # type: ignore[assignment]
+            try:
+                return super().invoke(ctx)
+            except RlpapersError as error:
+                report(str(error), "note" if isinstance(error, NotFoundError) else "error")
+                raise typer.Exit(exit_code_for(error)) from None
+            except BrokenPipeError:
+                _silence_stdout()
+                raise typer.Exit(ExitCode.PIPE) from None
+            except (KeyboardInterrupt, typer.Exit, typer.Abort):
+                raise
+            except Exception as error:  # a bug: one line, unless asked for the traceback
+                if os.environ.get("RLPAPERS_DEBUG") or isinstance(error, _click_exceptions()):
+                    raise
+                report(describe_internal(error))
+                raise typer.Exit(ExitCode.INTERNAL) from None
+
+
+def _click_exceptions() -> tuple[type[BaseException], ...]:
+    import click
+
+    return (click.exceptions.ClickException, click.exceptions.Exit)
+
+
+def _show_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+    report(str(message), "warning")
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+app = typer.Typer(
+    cls=Group,
+    name="rlpapers",
+    help="Search, list and cite plain-text collections of reinforcement-learning paper abstracts.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+# --- shared options ----------------------------------------------------------------------------
+
+FormatOpt = Annotated[
+    Format | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Output format. Default: table on a terminal, tsv in a pipe.",
+        case_sensitive=False,
+        show_default=False,
+    ),
+]
+CategoryOpt = Annotated[list[str] | None, typer.Option("--category", help="Keep papers whose category contains this (repeatable).")]
+AuthorOpt = Annotated[list[str] | None, typer.Option("--author", help="Keep papers with an author containing this (accents ignored).")]
+TopicOpt = Annotated[list[str] | None, typer.Option("--topic", help="Keep papers whose topic (file header) contains this.")]
+SourceOpt = Annotated[list[str] | None, typer.Option("--source", help="Keep papers from files whose name contains this.")]
+
+
+def fmt_of(value: Any) -> str:
+    return value.value if value is not None else render.default_format()
+
+
+def filters_of(category: Any, author: Any, topic: Any, source: Any) -> Any:
+    from ..corpus import Filters
+
+    return Filters(tuple(category or ()), tuple(author or ()), tuple(topic or ()), tuple(source or ()))
+
+
+def library(ctx: typer.Context) -> Any:
+    """The run's Library, made once from the global options."""
+    obj = ctx.ensure_object(dict)
+    if "library" not in obj:
+        from ..config import resolve
+        from ..library import Library
+
+        obj["library"] = Library(settings=resolve(obj.get("corpus"), obj.get("index_dir")))
+    return obj["library"]
+
+
+def nothing_found(what: str = "no papers match") -> None:
+    report(what, "note")
+    raise typer.Exit(ExitCode.NOT_FOUND)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"rlpapers {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    corpus: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--corpus",
+            "-c",
+            help="A corpus file or folder of *.txt files (repeatable). Default: $RLPAPERS_CORPUS, "
+            "the config file, or the bundled seeds.",
+        ),
+    ] = None,
+    index_dir: Annotated[
+        Path | None,
+        typer.Option("--index-dir", help="Where to keep the search index. Default: $RLPAPERS_INDEX_DIR or the cache folder."),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Search, list and cite plain-text collections of reinforcement-learning paper abstracts."""
+    ctx.ensure_object(dict).update(corpus=corpus or None, index_dir=index_dir)
+
+
+# --- commands ----------------------------------------------------------------------------------
+
+
+@app.command("list")
+def list_(
+    ctx: typer.Context,
+    format: FormatOpt = None,
+    category: CategoryOpt = None,
+    author: AuthorOpt = None,
+    topic: TopicOpt = None,
+    source: SourceOpt = None,
+) -> None:
+    """List papers, optionally filtered. Exit 1 when none match."""
+    found = library(ctx).select(filters_of(category, author, topic, source))
+    if not found:
+        nothing_found()
+    render.papers(found, fmt_of(format))
+
+
+@app.command()
+def show(
+    ctx: typer.Context,
+    refs: Annotated[list[str], typer.Argument(help="Ids, keys or unique id prefixes; '-' reads them from stdin.", show_default=False)],
+    format: FormatOpt = None,
+) -> None:
+    """Show papers in full."""
+    lib = library(ctx)
+    found = [lib.get(ref) for ref in expand_refs(refs)]
+    render.detail(found, fmt_of(format))
+
+
+def expand_refs(refs: list[str]) -> list[str]:
+    """Arguments with '-' replaced by the ids or keys read from stdin, one per line."""
+    out: list[str] = []
+    for ref in refs:
+        out.extend(read_refs(sys.stdin) if ref == "-" else [ref])
+    return out
+
+
+def read_refs(stream: Any) -> list[str]:
+    """Ids or keys, one per line; blank lines and '#' comments skipped; a tsv line gives its first field."""
+    refs = []
+    for line in stream.read().splitlines():
+        field = line.split("\t", 1)[0].strip()
+        if field and not field.startswith("#"):
+            refs.append(field)
+    return refs
+
+
+@app.command()
+def parse(
+    file: Annotated[str, typer.Argument(help="A seed file to check, or '-' for stdin.", show_default=False)],
+    format: FormatOpt = None,
+) -> None:
+    """Parse one file (or stdin) and print its records, to check a new file before adding it."""
+    from ..corpus import finish
+    from ..parse import parse_bytes, parse_file
+
+    records = parse_bytes(sys.stdin.buffer.read()) if file == "-" else parse_file(file)
+    if not records:
+        nothing_found("no records")
+    render.papers(finish(records), fmt_of(format))
+
+
+@app.command()
+def config(ctx: typer.Context, format: FormatOpt = None) -> None:
+    """Show the config file, corpus files and index folder in use, and where each came from."""
+    lib = library(ctx)
+    settings = lib.settings
+    exists = "" if settings.config_file.is_file() else " (not present)"
+    rows = [("config file", f"{settings.config_file}{exists}", "RLPAPERS_CONFIG or platform folder")]
+    rows += [("corpus path", str(p), settings.origin["corpus"]) for p in settings.corpus]
+    rows += [("corpus file", str(f), "") for f in lib.files]
+    rows.append(("index dir", str(settings.index_dir), settings.origin["index_dir"]))
+    render.config(rows, fmt_of(format))

@@ -1,0 +1,45 @@
+"""The one place that maps exceptions to exit codes and one line on stderr."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import IntEnum
+
+from ..errors import IndexBusyError, InputError, NotFoundError, RlpapersError
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    NOT_FOUND = 1  # like grep: the command ran, nothing matched
+    INPUT = 2  # bad usage, a bad file, a malformed query
+    BUSY = 3  # the index stayed locked by another process longer than we wait
+    INTERNAL = 70  # a bug: EX_SOFTWARE
+    PIPE = 141  # the reader went away (128 + SIGPIPE), as a killed process would report
+
+
+def exit_code_for(error: BaseException) -> ExitCode:
+    if isinstance(error, NotFoundError):
+        return ExitCode.NOT_FOUND
+    if isinstance(error, InputError):
+        return ExitCode.INPUT
+    if isinstance(error, IndexBusyError):
+        return ExitCode.BUSY
+    if isinstance(error, RlpapersError):
+        return ExitCode.INPUT
+    return ExitCode.INTERNAL
+
+
+def report(message: str, kind: str = "error") -> None:
+    """One line on stderr: red on a terminal, plain text in a pipe or with NO_COLOR."""
+    message = " ".join(str(message).split())
+    colour = {"error": "31", "warning": "33", "note": "2"}.get(kind, "0")
+    if sys.stderr.isatty() and not os.environ.get("NO_COLOR"):
+        sys.stderr.write(f"\x1b[{colour}m{kind}:\x1b[0m {message}\n")
+    else:
+        sys.stderr.write(f"{kind}: {message}\n")
+    sys.stderr.flush()
+
+
+def describe_internal(error: BaseException) -> str:
+    return f"internal error ({type(error).__name__}: {error}); set RLPAPERS_DEBUG=1 for a traceback"

@@ -1,0 +1,225 @@
+"""All terminal rendering: tables, plain lines, detail views, charts. Commands call these.
+
+rich is imported inside the functions that draw, so machine formats never pay for it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+from ..exporters import FORMATS, export
+from ..model import Hit, Paper
+
+#: Formats the CLI renders itself; every other --format name comes from the exporter registry.
+VIEW_FORMATS = {
+    "table": "a table on a terminal (colour only there; NO_COLOR honoured)",
+    "tsv": "tab-separated lines, one record per line (the default in a pipe)",
+    "ids": "paper ids, one per line (feed them to `export --ids -`)",
+}
+ALL_FORMATS = list(VIEW_FORMATS) + list(FORMATS)
+
+
+def default_format(stream: IO[str] | None = None) -> str:
+    """``table`` for a person at a terminal, ``tsv`` for a pipe or a file."""
+    stream = stream or sys.stdout
+    return "table" if _isatty(stream) else "tsv"
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def emit(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+# --- short forms -----------------------------------------------------------------------------
+
+
+def short_authors(paper: Paper, limit: int = 2) -> str:
+    if not paper.authors:
+        return ""
+    names = [_surname(a) for a in paper.authors[:limit]]
+    more = len(paper.authors) > limit or paper.authors_truncated
+    return ", ".join(names) + (" et al." if more else "")
+
+
+def _surname(author: str) -> str:
+    from ..corpus import surname_of
+
+    return author if not author.isascii() and " " not in author else surname_of(author)
+
+
+def _cell(value: str) -> str:
+    return " ".join(value.split())
+
+
+# --- papers ------------------------------------------------------------------------------------
+
+
+def papers(items: Sequence[Paper], fmt: str) -> None:
+    if fmt == "table":
+        _papers_table(items)
+    elif fmt == "tsv":
+        emit("".join(_tsv(_paper_row(p)) for p in items))
+    elif fmt == "ids":
+        emit("".join(f"{p.id}\n" for p in items))
+    else:
+        emit(export(items, fmt))
+
+
+def _paper_row(paper: Paper) -> list[str]:
+    return [
+        paper.id,
+        paper.key,
+        paper.title,
+        "; ".join(paper.authors),
+        "; ".join(paper.categories),
+        paper.topic,
+        paper.source,
+    ]
+
+
+def _tsv(fields: Sequence[str]) -> str:
+    return "\t".join(_cell(str(f)) for f in fields) + "\n"
+
+
+def _papers_table(items: Sequence[Paper]) -> None:
+    from rich.table import Table
+
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False, expand=False)
+    table.add_column("key", style="cyan", no_wrap=True)
+    table.add_column("title", ratio=3)
+    table.add_column("authors", style="green", ratio=1)
+    table.add_column("category", style="magenta", ratio=1)
+    for paper in items:
+        table.add_row(paper.key, paper.title, short_authors(paper), " · ".join(paper.categories))
+    console = _console()
+    console.print(table)
+    console.print(f"[dim]{len(items)} paper{'s' if len(items) != 1 else ''}[/dim]")
+
+
+def detail(items: Sequence[Paper], fmt: str) -> None:
+    """``show``: a readable card per paper on a terminal, otherwise the chosen format."""
+    if fmt != "table":
+        papers(items, fmt)
+        return
+    from rich.markup import escape
+    from rich.panel import Panel
+
+    console = _console()
+    for paper in items:
+        lines = [f"[bold]{escape(paper.title)}[/bold]", ""]
+        for label, value in _detail_fields(paper):
+            if value:
+                lines.append(f"[dim]{label:<11}[/dim]{escape(value)}")
+        lines += ["", escape(paper.abstract)]
+        console.print(Panel("\n".join(lines), title=f"[cyan]{paper.key}[/cyan]", title_align="left"))
+
+
+def _detail_fields(paper: Paper) -> list[tuple[str, str]]:
+    authors = ", ".join(paper.authors) + (" et al." if paper.authors_truncated else "")
+    return [
+        ("id", paper.id),
+        ("name", paper.name),
+        ("authors", authors),
+        ("categories", " · ".join(paper.categories)),
+        ("topic", paper.topic),
+        ("year", str(paper.year or "")),
+        ("venue", paper.venue),
+        ("doi", paper.doi),
+        ("url", paper.first_link),
+        ("tags", ", ".join(paper.tags)),
+        ("note", paper.note),
+        ("source", ", ".join(paper.sources or (paper.source,))),
+    ]
+
+
+# --- hits --------------------------------------------------------------------------------------
+
+
+def hits(items: Sequence[Hit], fmt: str, show_scores: bool = False) -> None:
+    if fmt == "table":
+        _hits_table(items, show_scores)
+    elif fmt == "tsv":
+        emit("".join(_tsv(_hit_row(h, show_scores)) for h in items))
+    elif fmt == "ids":
+        emit("".join(f"{h.paper.id}\n" for h in items))
+    elif fmt in ("json", "jsonl", "yaml"):
+        emit(export(items, fmt))
+    else:
+        emit(export([h.paper for h in items], fmt))
+
+
+def _hit_row(hit: Hit, show_scores: bool) -> list[str]:
+    row = [hit.paper.id, hit.paper.key, hit.paper.title, short_authors(hit.paper), hit.snippet]
+    return row[:2] + [f"{hit.score:.3f}"] + row[2:] if show_scores else row
+
+
+def _hits_table(items: Sequence[Hit], show_scores: bool) -> None:
+    from rich.markup import escape
+    from rich.text import Text
+
+    console = _console()
+    for hit in items:
+        head = Text.assemble((f"{hit.rank:>2}. ", "bold"), (hit.paper.key, "cyan"))
+        if show_scores:
+            head.append(f"  {hit.score:.2f}", style="dim")
+        console.print(head)
+        console.print(Text("    ") + Text(hit.paper.title, style="bold"))
+        authors = short_authors(hit.paper)
+        if authors:
+            console.print(f"    [green]{escape(authors)}[/green]")
+        console.print(Text("    ") + snippet_text(hit))
+        console.print()
+
+
+def snippet_text(hit: Hit) -> Any:
+    """The snippet with matched words styled; the text itself carries no markup."""
+    from rich.text import Text
+
+    text = Text(hit.snippet, style="dim")
+    for start, end in hit.highlights:
+        text.stylize("bold yellow not dim", start, end)
+    return text
+
+
+# --- config and stats ---------------------------------------------------------------------------
+
+
+def config(rows: list[tuple[str, str, str]], fmt: str) -> None:
+    """``rlpapers config``: (setting, value, origin) rows."""
+    if fmt in ("json", "yaml"):
+        data = [{"setting": s, "value": v, "from": o} for s, v, o in rows]
+        if fmt == "json":
+            import json
+
+            emit(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        else:
+            import yaml
+
+            emit(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+        return
+    if fmt == "table":
+        from rich.table import Table
+
+        table = Table(box=None, show_header=True, header_style="bold")
+        for column in ("setting", "value", "from"):
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        _console().print(table)
+        return
+    emit("".join(_tsv(row) for row in rows))

@@ -1,0 +1,62 @@
+"""The library's exceptions. The CLI maps each of them to one line on stderr and an exit code."""
+
+from __future__ import annotations
+
+
+class RlpapersError(Exception):
+    """Base class of every error the library raises on purpose."""
+
+
+class InputError(RlpapersError):
+    """Bad input from the user: a file, a query, an option value."""
+
+
+class ParseError(InputError):
+    """A corpus or metadata file cannot be read; names the file and, where known, the line."""
+
+    def __init__(self, message: str, source: str = "", line: int | None = None) -> None:
+        self.message = message
+        self.source = source
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.source
+        if self.line is not None:
+            where = f"{where}:{self.line}" if where else f"line {self.line}"
+        return f"{where}: {self.message}" if where else self.message
+
+
+class CorpusError(InputError):
+    """A corpus path or configuration value is wrong (missing file, bad setting)."""
+
+
+class QueryError(InputError):
+    """A search query cannot be parsed; carries the 1-based character position where known."""
+
+    def __init__(self, message: str, query: str = "", position: int | None = None) -> None:
+        self.message = message
+        self.query = query
+        self.position = position
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.position is None:
+            return f"invalid query: {self.message}"
+        return f"invalid query at character {self.position}: {self.message}"
+
+
+class NotFoundError(RlpapersError):
+    """An id or key that names no paper."""
+
+
+class ExportError(InputError):
+    """An export cannot be written (unknown format, existing file, unwritable path)."""
+
+
+class IndexBusyError(RlpapersError):
+    """Another process held the index lock for longer than we were willing to wait."""
+
+
+class ParseWarning(UserWarning):
+    """Something odd but recoverable in an input file (an empty file, an orphan author line)."""

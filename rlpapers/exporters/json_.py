@@ -1,0 +1,29 @@
+"""JSON and JSON Lines: the records' stable schema (see ``rlpapers.model.SCHEMA_FIELDS``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ..model import Paper
+
+
+def records(items: Iterable[Any]) -> list[dict[str, Any]]:
+    """Papers or hits as dicts (hits add score, rank and snippet)."""
+    return [item.to_dict() for item in items]
+
+
+def export_json(papers: Iterable[Any]) -> str:
+    return json.dumps(records(papers), ensure_ascii=False, indent=2) + "\n"
+
+
+def export_jsonl(papers: Iterable[Any]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records(papers))
+
+
+def parse_json(text: str) -> list[Paper]:
+    """Read records written by ``export_json`` (or JSON Lines) back into papers."""
+    text = text.strip()
+    rows = json.loads(text) if text.startswith("[") else [json.loads(l) for l in text.splitlines() if l]
+    return [Paper.from_dict(row) for row in rows]

@@ -1,0 +1,106 @@
+"""YAML metadata overrides: what a user knows about a paper that its abstract does not say.
+
+A sidecar ``<file stem>.yaml`` beside a corpus file, or ``metadata.yaml`` in a corpus folder, maps
+paper ids or citation keys to fields::
+
+    qerl:                      # a key or an id
+      title: "QeRL: Beyond Efficiency -- Quantization-enhanced RL for LLMs"
+      year: 2025
+      venue: ICLR
+      doi: 10.48550/arXiv.2510.11696
+      tags: [quantization, llm]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ParseError
+
+FIELDS = {"title", "year", "venue", "url", "doi", "tags", "note", "key", "name"}
+
+
+@dataclass(frozen=True)
+class Override:
+    target: str
+    values: dict[str, Any]
+    source: str
+    line: int
+
+
+def load_yaml(path: Path) -> Any:
+    """Load YAML safely; a syntax error becomes a ParseError with the file and line."""
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParseError(f"cannot read: {exc}", str(path)) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ParseError(f"invalid YAML: {problem}", str(path), mark.line + 1 if mark else None) from None
+
+
+def sidecars(files: list[Path]) -> list[Path]:
+    """The metadata files that belong to these corpus files, in a stable order."""
+    found: dict[Path, None] = {}
+    for file in files:
+        for candidate in (file.with_suffix(".yaml"), file.with_suffix(".yml"), file.parent / "metadata.yaml"):
+            if candidate.is_file():
+                found[candidate] = None
+    return list(found)
+
+
+def read_overrides(path: Path) -> list[Override]:
+    data = load_yaml(path)
+    if data is None:
+        return []
+    if not isinstance(data, dict):
+        raise ParseError("expected a mapping of paper ids or keys to fields", str(path), 1)
+    lines = _key_lines(path)
+    overrides = []
+    for target, values in data.items():
+        line = lines.get(str(target), 0) or None
+        if not isinstance(values, dict):
+            raise ParseError(f"entry {target!r} must be a mapping of fields", str(path), line)
+        unknown = sorted(set(values) - FIELDS)
+        if unknown:
+            known = ", ".join(sorted(FIELDS))
+            raise ParseError(f"unknown field {unknown[0]!r} for {target!r} (known: {known})", str(path), line)
+        overrides.append(Override(str(target), _checked(values, path, line), str(path), line or 0))
+    return overrides
+
+
+def _checked(values: dict[str, Any], path: Path, line: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        if name == "year":
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ParseError(f"year must be a whole number, not {value!r}", str(path), line)
+            out[name] = value
+        elif name == "tags":
+            items = [value] if isinstance(value, str) else value
+            if not isinstance(items, list):
+                raise ParseError("tags must be a list of words", str(path), line)
+            out[name] = tuple(str(tag) for tag in items)
+        else:
+            out[name] = "" if value is None else str(value)
+    return out
+
+
+def _key_lines(path: Path) -> dict[str, int]:
+    """Line numbers of the top-level keys, for messages that point at the right entry."""
+    import yaml
+
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {key.value: key.start_mark.line + 1 for key, _ in node.value}

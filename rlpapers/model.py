@@ -1,0 +1,98 @@
+"""Records: the frozen dataclasses every layer passes around, and their JSON schema."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+#: Field order of the JSON/YAML/JSONL schema. Scripts read it: add fields only at the end.
+SCHEMA_FIELDS = (
+    "id",
+    "key",
+    "title",
+    "name",
+    "authors",
+    "authors_truncated",
+    "categories",
+    "topic",
+    "abstract",
+    "source",
+    "line",
+    "links",
+    "sources",
+    "year",
+    "venue",
+    "url",
+    "doi",
+    "tags",
+    "note",
+)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper: an abstract with whatever the file and the metadata overrides say about it."""
+
+    id: str
+    abstract: str
+    key: str = ""
+    title: str = ""
+    name: str = ""
+    authors: tuple[str, ...] = ()
+    authors_truncated: bool = False
+    categories: tuple[str, ...] = ()
+    topic: str = ""
+    links: tuple[str, ...] = ()
+    year: int | None = None
+    venue: str = ""
+    url: str = ""
+    doi: str = ""
+    tags: tuple[str, ...] = ()
+    note: str = ""
+    # Where the record came from: kept, but not part of a record's identity.
+    source: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)
+    sources: tuple[str, ...] = field(default=(), compare=False)
+
+    def with_changes(self, **changes: Any) -> Paper:
+        return replace(self, **changes)
+
+    @property
+    def first_link(self) -> str:
+        return self.url or (self.links[0] if self.links else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable, JSON-ready form (tuples become lists) in SCHEMA_FIELDS order."""
+        data = {}
+        for name in SCHEMA_FIELDS:
+            value = getattr(self, name)
+            data[name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Paper:
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known}
+        return cls(**kwargs)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A paper found by a search, with its score and a plain-text snippet.
+
+    ``highlights`` are (start, end) character spans of matched words inside ``snippet``, so any
+    renderer can emphasise them without parsing markup.
+    """
+
+    paper: Paper
+    score: float
+    rank: int
+    snippet: str = ""
+    highlights: tuple[tuple[int, int], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.paper.to_dict()
+        data["score"] = round(self.score, 4)
+        data["rank"] = self.rank
+        data["snippet"] = self.snippet
+        return data

@@ -1,0 +1,131 @@
+"""Seed files to Paper records.
+
+Data flows one way: bytes -> text (``text.decode``/``clean``) -> blocks (``blocks.split_blocks``)
+-> roles (``roles.classify``) -> Paper. A block's role is decided by what it contains, so files
+that lack category or author lines, or mix both seed layouts, parse the same way. Wrapped lines
+are joined and words broken at a line end are mended with the file's own vocabulary. Names and
+titles come from ``names.derive_title``. Oddities that lose nothing (an empty file, an author line
+with no abstract after it) are reported as ``ParseWarning``; unreadable input raises ``ParseError``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import unicodedata
+import warnings
+from pathlib import Path
+
+from ..errors import ParseError, ParseWarning
+from ..model import Paper
+from .blocks import Block, join_lines, split_blocks, vocabulary
+from .names import derive_title
+from .roles import Role, classify, split_authors, split_categories
+from .text import clean, decode
+
+__all__ = ["parse_bytes", "parse_file", "parse_text", "paper_id", "normalise"]
+
+_URL = re.compile(r"https?://[^\s<>\"'{}|\\^`\]]+")
+_SPACE = re.compile(r"\s+")
+
+
+def parse_file(path: str | Path) -> list[Paper]:
+    """Parse one seed file. Raises ``ParseError`` naming the file if it cannot be read."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise ParseError("is a folder, not a file", str(path)) from None
+    except OSError as exc:
+        raise ParseError(exc.strerror or str(exc), str(path)) from None
+    return parse_bytes(data, source=path.name)
+
+
+def parse_bytes(data: bytes, source: str = "<stdin>") -> list[Paper]:
+    return parse_text(decode(data, source), source)
+
+
+def parse_text(text: str, source: str = "<text>") -> list[Paper]:
+    """Parse the text of a seed file into records, in file order."""
+    text = clean(text)
+    blocks = split_blocks(text)
+    if not blocks:
+        warnings.warn(ParseWarning(f"{source}: empty file, no records"), stacklevel=2)
+        return []
+    vocab = vocabulary(text)
+    return _assemble(blocks, vocab, source)
+
+
+def _assemble(blocks: list[Block], vocab: set[str], source: str) -> list[Paper]:
+    papers: list[Paper] = []
+    topic = ""
+    categories: tuple[str, ...] = ()
+    authors: tuple[tuple[str, ...], bool] | None = None
+    pending_line = 0
+    for index, block in enumerate(blocks):
+        text = join_lines(block.lines, vocab)
+        role = classify(text, first=index == 0)
+        if role is Role.HEADER:
+            topic = text
+        elif role is Role.CATEGORY:
+            _warn_orphan(authors is not None or bool(categories), source, pending_line)
+            categories, authors, pending_line = tuple(split_categories(text)), None, block.line
+        elif role is Role.AUTHORS:
+            _warn_orphan(authors is not None, source, pending_line)
+            names, truncated = split_authors(text)
+            authors, pending_line = (tuple(names), truncated), pending_line or block.line
+        else:
+            papers.append(_paper(text, block.line, source, topic, categories, authors))
+            categories, authors, pending_line = (), None, 0
+    _warn_orphan(authors is not None or bool(categories), source, pending_line)
+    if not papers:
+        warnings.warn(ParseWarning(f"{source}: no abstracts found, no records"), stacklevel=3)
+    return papers
+
+
+def _warn_orphan(orphan: bool, source: str, line: int) -> None:
+    if orphan:
+        message = f"{source}:{line}: category or author line with no abstract after it, ignored"
+        warnings.warn(ParseWarning(message), stacklevel=4)
+
+
+def _paper(
+    abstract: str,
+    line: int,
+    source: str,
+    topic: str,
+    categories: tuple[str, ...],
+    authors: tuple[tuple[str, ...], bool] | None,
+) -> Paper:
+    name, title = derive_title(abstract)
+    names, truncated = authors if authors else ((), False)
+    return Paper(
+        id=paper_id(abstract),
+        abstract=abstract,
+        title=title,
+        name=name,
+        authors=names,
+        authors_truncated=truncated,
+        categories=categories,
+        topic=topic,
+        links=tuple(dict.fromkeys(_links(abstract))),
+        source=source,
+        line=line,
+        sources=(f"{source}:{line}",),
+    )
+
+
+def _links(text: str) -> list[str]:
+    return [url.rstrip(".,;:!?)") for url in _URL.findall(text)]
+
+
+def normalise(abstract: str) -> str:
+    """The form two abstracts are compared in: NFC, whitespace collapsed."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFC", abstract)).strip()
+
+
+def paper_id(abstract: str) -> str:
+    """A short id that depends only on the normalised abstract: stable across runs and machines."""
+    digest = hashlib.sha1(normalise(abstract).encode("utf-8")).digest()
+    return base64.b32encode(digest).decode("ascii").lower()[:10]

@@ -1,0 +1,419 @@
+"""The name a paper introduces, and a readable title derived from it.
+
+No seed paper has a title, but most abstracts introduce a name in a recognisable way:
+"We propose QeRL, a Quantization-enhanced ...", "we introduce **AlphaSAGE** (**S**tructure-...)",
+"Prompt Curriculum Learning (PCL)", "*PAMD: Pairwise Adaptive Mahalanobis Distance*".
+
+The extractor works on a plain copy of the abstract (markdown and LaTeX emphasis removed, but
+remembered) and looks only where a paper introduces something: after a cue such as "we propose"
+or "dubbed", inside an emphasised span, or in "Expansion (ACRONYM)" right after such a cue. A
+name that the abstract merely mentions (a baseline such as GRPO or PPO) is not taken: where no
+introduction is found, ``name`` stays empty and the title is a phrase from the abstract.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_TITLE = 200
+_DESCRIPTION_WORDS = 14
+
+# --- plain text -------------------------------------------------------------------------------
+
+_LATEX_EMPH = re.compile(r"\\(?:textbf|emph|textit|texttt|textsc|mathbf|underline|textsf)\{([^{}]*)\}")
+_MD_STRONG = re.compile(r"\*\*([^*\n]+?)\*\*|__([^_\n]+?)__")
+_MD_EM = re.compile(r"(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Plain:
+    text: str
+    emphasised: tuple[tuple[int, int], ...]
+
+
+def plain(abstract: str) -> Plain:
+    """The abstract without emphasis markup, with the character spans that were emphasised."""
+    text = abstract
+    for pattern in (_LATEX_EMPH, _MD_STRONG, _MD_EM):
+        text = pattern.sub(lambda m: "\x01" + next(g for g in m.groups() if g is not None) + "\x02", text)
+    spans = []
+    out = []
+    start = 0
+    for char in text:
+        if char == "\x01":
+            start = len(out)
+        elif char == "\x02":
+            spans.append((start, len(out)))
+        else:
+            out.append(char)
+    return Plain("".join(out), tuple(spans))
+
+
+def strip_markup(text: str) -> str:
+    """``text`` without markdown/LaTeX emphasis wrappers; math and everything else kept."""
+    return _SPACES.sub(" ", plain(text).text).strip()
+
+
+# --- names -------------------------------------------------------------------------------------
+
+_TOKEN = r"[A-Za-z0-9\u00c0-\u024f][\w\u00c0-\u024f'’+.^\-]*[\w\u00c0-\u024f+]|[A-Z]"
+_CUE_VERB = (
+    r"(?:propose|introduce|present|develop|design|build|construct|release|contribute|curate|"
+    r"create|establish|offer|unveil|devise|formulate|put\s+forward|describe|open-source|"
+    r"collect|assemble|leverage|adopt|employ|explore|investigate|train|launch|report|"
+    r"benchmark|implement|pioneer)"
+)
+_CUE = re.compile(
+    r"\b(?:(?:we|(?:this|the)\s+(?:paper|work|study|article|report)|our\s+(?:paper|work))\s+"
+    r"(?:\w+ly\s+|first\s+|then\s+|also\s+|further\s+|therefore\s+|thus\s+|hence\s+|now\s+)?"
+    + _CUE_VERB
+    + r"(?:s|d|ed|es)?|(?:propos|introduc|present|develop|design|buil)ing|"
+    r"(?:dubbed|called|named|termed|coined|namely|referred\s+to\s+as|known\s+as|"
+    r"which\s+we\s+(?:call|name|term|dub)|we\s+(?:call|name|term|dub)(?:\s+(?:it|this|them|our\s+\w+))?|"
+    r"our\s+(?:proposed\s+|trained\s+|resulting\s+|final\s+)?(?:method|model|framework|approach|system|agent|"
+    r"benchmark|dataset|algorithm|pipeline)s?))\b"
+    r"\s*[:,]?\s*",
+    re.I,
+)
+_NAMING_CUE = re.compile(
+    r"dubbed|called|named|termed|coined|namely|referred|known|call|name|term|dub|"
+    r"(?:method|model|framework|approach|system|agent|benchmark|dataset|algorithm|pipeline)s?",
+    re.I,
+)
+_ARTICLE = re.compile(r"^(?:(?:a|an|the|our|two|three|this|these)\s+)", re.I)
+_STOP = {
+    "a", "an", "the", "we", "our", "this", "that", "these", "those", "in", "on", "to", "for",
+    "of", "and", "or", "with", "by", "from", "it", "its", "is", "are", "as", "at", "via",
+    "new", "novel", "first", "simple", "here", "however", "then", "also", "both", "each",
+    "such", "two", "three", "several", "one", "which", "what", "how", "when", "where", "while",
+    "specifically", "finally", "moreover", "furthermore", "additionally", "then", "thus",
+    "unlike", "instead", "based", "using", "given", "large", "existing", "many", "most",
+    "their", "they", "them", "there", "through", "across", "over", "under", "into", "more",
+    "recent", "efficient", "effective", "unified", "general", "scalable", "lightweight",
+    "comprehensive", "robust", "generalizable", "systematic", "theoretical", "practical",
+}  # fmt: skip
+_GENERIC = {
+    "AI", "LLM", "LLMs", "VLM", "VLMs", "MLLM", "MLLMs", "LM", "LMs", "RL", "DRL", "MARL",
+    "NLP", "CV", "GPU", "GPUs", "CPU", "API", "APIs", "SOTA", "ML", "DL", "DNN", "DNNs", "CNN",
+    "CNNs", "RNN", "GNN", "GNNs", "MLP", "LSTM", "QA", "VQA", "2D", "3D", "4D", "ViT", "ViTs",
+    "IoT", "UAV", "UAVs", "RGB", "RGB-D", "SFT", "KL", "MDP", "MDPs", "POMDP", "PPO", "GRPO",
+    "DPO", "RLHF", "RLVR", "CoT", "MoE", "OOD", "I", "II", "III", "US", "EU", "GPT", "BERT",
+    "LoRA", "Transformer", "Transformers", "Gaussian", "Bayesian", "Markov", "Euclidean",
+    "English", "Chinese", "Python", "NeRF", "NeRFs", "LiDAR", "FID", "ImageNet", "COCO",
+    "Q-learning", "Monte", "Carlo",
+}  # fmt: skip
+_WINDOW = 220
+
+
+def extract_name(abstract: str) -> str:
+    """The name ``abstract`` introduces ("QeRL", "AlphaSAGE", "PCL"), or "" when it names none."""
+    found = find_name(plain(abstract))
+    return found[0] if found else ""
+
+
+def find_name(doc: Plain) -> tuple[str, int, int] | None:
+    """The introduced name with its character span in ``doc.text``; None if nothing is introduced.
+
+    Every cue proposes candidates with a score; the best wins, the earliest on ties. A token that
+    the abstract already used before the cue's sentence is background (a baseline), not a name.
+    """
+    scored: list[tuple[float, int, str]] = []
+    windows = []
+    for cue in _CUE.finditer(doc.text):
+        found = _candidates_after_cue(doc.text, cue)
+        if found and not scored:
+            found = [(score + 1.5, start, token) for score, start, token in found]
+        scored.extend(found)
+        windows.append((cue.start(), cue.end() + _WINDOW))
+    for start, token in _emphasised_names(doc):
+        in_window = any(lo <= start <= hi for lo, hi in windows)
+        scored.append((7.0 if in_window else 3.5, start, token))
+    for repo in _REPO_URL.finditer(doc.text):
+        name = repo.group(1)
+        if is_coined(name):
+            first = re.search(r"(?<![\w/-])" + re.escape(name) + r"(?![\w-])", doc.text, re.I)
+            scored.append((4.0, first.start() if first else repo.start(1), name))
+    for subject in _SUBJECT.finditer(doc.text):
+        if is_coined(subject.group(1)):
+            scored.append((3.0, subject.start(1), subject.group(1)))
+    leading = _leading_name(doc.text)
+    if leading:
+        scored.append((5.0, leading[1], leading[0]))
+    best = None
+    for score, start, token in scored:
+        score += _repetition_bonus(doc.text, token, start)
+        if score >= 3 and (best is None or (score, -start) > (best[0], -best[1])):
+            best = (score, start, token)
+    return (best[2], best[1], best[1] + len(best[2])) if best else None
+
+
+_SUBJECT = re.compile(r"(?:^|(?<=[.!?]\s))(" + _TOKEN + r")\s+is\s+an?\s")
+_PAREN = re.compile(r"\((" + _TOKEN + r")\)")
+_REPO_URL = re.compile(r"https?://(?:github\.com|gitlab\.com|huggingface\.co)/[\w.\-]+/([\w\-]+?)(?:\.git)?/?(?=[\s)\].,;]|$)")
+
+
+def _repetition_bonus(text: str, token: str, start: int) -> float:
+    pattern = re.compile(r"(?<![\w-])" + re.escape(token) + r"s?(?![\w-])")
+    positions = [m.start() for m in pattern.finditer(text)]
+    sentence_start = max(text.rfind(". ", 0, start), 0)
+    background = [p for p in positions if p < sentence_start and text[p - 1 : p] != "("]
+    if background:
+        return -4.0
+    return min(len(positions) - 1, 2) * 0.75
+
+
+def _emphasised_names(doc: Plain) -> list[tuple[int, str]]:
+    """Names set in bold or italics: ``**AlphaSAGE**``, ``\\textbf{Bias-Aware ... (BAMI)}``."""
+    names = []
+    for start, end in doc.emphasised:
+        span = doc.text[start:end].strip()
+        acronym = re.search(r"\((" + _TOKEN + r")\)\s*$", span)
+        if acronym and is_coined(acronym.group(1)):
+            names.append((start + acronym.start(1), acronym.group(1)))
+            continue
+        head = re.split(r"\s*[:(—–]\s*|\s+-\s+", span)[0].strip(" ,.")
+        if head and len(head) <= 40 and (is_coined(head) or _is_titlecase_phrase(head)):
+            names.append((start, head))
+    return names
+
+
+def _candidates_after_cue(text: str, cue: re.Match[str]) -> list[tuple[float, int, str]]:
+    start = cue.end()
+    window = text[start : start + _WINDOW]
+    window = re.split(r"(?<=[a-z0-9)\]])\.\s+(?=[A-Z])", window)[0]
+    naming = bool(_NAMING_CUE.fullmatch(cue.group(0).split()[-1].strip(":,").lower()))
+    found = []
+    acronym = _acronym_expansion(window)
+    if acronym:
+        found.append((4.0, start + acronym[1], acronym[0]))
+    for paren in _PAREN.finditer(window[: _object_limit(window)]):
+        if is_coined(paren.group(1)):
+            found.append((3.5, start + paren.start(1), paren.group(1)))
+    phrase = _PROPER_PHRASE.match(_ARTICLE.sub("", window))
+    if phrase:
+        found.append((3.5, start + len(window) - len(_ARTICLE.sub("", window)), phrase.group(1)))
+    limit = _object_limit(window)
+    first = True
+    for match in re.finditer(_TOKEN, window[:limit]):
+        token = match.group(0).rstrip(".-'’")
+        if token.lower() in _STOP:
+            continue
+        score = _token_score(token, window, match, first, naming)
+        if score > 0:
+            found.append((score, start + match.start(), token))
+        first = False
+        if naming:
+            break
+    return found
+
+
+def _token_score(token: str, window: str, match: re.Match[str], first: bool, naming: bool) -> float:
+    after = window[match.end() : match.end() + 4]
+    before = window[max(0, match.start() - 2) : match.start()]
+    apposition = bool(re.match(r"\s*[,:(—–.\"”’]|\s+-\s|\s*$", after))
+    apposition = apposition or before.strip() in {",", "(", ":"}
+    if re.match(r"-(?:based|like|style|driven|aware|guided|free|level)\b", window[match.end() - 1 :]):
+        return 0.0
+    headed = bool(_HEAD_NOUN.match(window, match.end()))
+    if is_coined(token):
+        return 1.0 + 2.0 * first + 1.5 * apposition + 3.0 * naming + 1.0 * headed
+    proper = _is_proper_word(token)
+    if proper and (naming or first or before.strip() == ":") and apposition:
+        return 3.0 + 3.0 * naming
+    if proper and headed and "-" in token:
+        return 3.0
+    return 0.0
+
+
+_EXPANSION = re.compile(
+    r"((?:[A-Z][\w\-’']*|of|for|and|with|via|in|on|to|the|a|from|by)(?:[\s\-]+(?:[A-Z][\w\-’']*|"
+    r"of|for|and|with|via|in|on|to|the|a|from|by)){1,12})\s*\(\s*(" + _TOKEN + r")\s*\)"
+)
+
+
+_HEAD_NOUN = re.compile(
+    r"\s+(?:framework|model|method|benchmark|dataset|approach|system|agent|network|algorithm|"
+    r"architecture|pipeline|paradigm|module|library|toolkit|suite|metric|corpus|platform)s?\b"
+)
+_PROPER_PHRASE = re.compile(
+    r"((?:[A-Z][\w’'\-]*)(?:\s+(?:[A-Z][\w’'\-]*|the|of|for|in|and|with|to|a)){1,4}?\s+[A-Z][\w’'\-]*)"
+    r"(?=\s*(?::\s|,\s+(?:an?|the)\s|\s+\())"
+)
+
+
+def _acronym_expansion(window: str) -> tuple[str, int] | None:
+    """``Prompt Curriculum Learning (PCL)`` near the start of the window: the acronym."""
+    head = _ARTICLE.sub("", window)
+    skipped = len(window) - len(head)
+    match = _EXPANSION.match(head)
+    if match and is_coined(match.group(2)) and _initials_fit(match.group(1), match.group(2)):
+        return match.group(2), skipped + match.start(2)
+    return None
+
+
+def _object_limit(window: str) -> int:
+    """How far into the window a name may still stand: to the end of the clause's noun phrase."""
+    stop = re.search(
+        r"[.;]\s|\bthat\b|\bwhich\b|\bwhere\b|\bto\s+(?:address|tackle|solve|overcome|mitigate)\b",
+        window,
+    )
+    return stop.start() if stop else len(window)
+
+
+def _is_proper_word(token: str) -> bool:
+    return token[:1].isupper() and token not in _GENERIC and token.lower() not in _STOP
+
+
+def is_coined(token: str) -> bool:
+    """A made-up name: mixed case (QeRL, TreeBench), an acronym (PCL), letters with digits (3DTV).
+
+    A hyphenated run of ordinary capitalised words (``Geo-Temporal``) is not coined.
+    """
+    if token in _GENERIC or len(token) < 2 or len(token) > 40:
+        return False
+    if sum(c.isalpha() for c in token) < 2:
+        return False
+    parts = [p for p in re.split(r"[-–]", token) if p]
+    if len(parts) > 1 and all(_ordinary_word(p) for p in parts):
+        return False
+    upper = sum(c.isupper() for c in token[1:])
+    if not token[0].isalnum():
+        return False
+    if token[0].isdigit():
+        return upper >= 2
+    if upper >= 1:
+        return token[0].isupper() or not token.startswith(("e-", "x-", "k-", "n-"))
+    return token[0].isupper() and any(c.isdigit() for c in token)
+
+
+def _ordinary_word(part: str) -> bool:
+    return part.isalpha() and (part.islower() or part[0].isupper() and part[1:].islower())
+
+
+def _is_titlecase_phrase(text: str) -> bool:
+    words = text.split()
+    return 1 <= len(words) <= 5 and all(w[:1].isupper() or w.lower() in _STOP for w in words)
+
+
+def _initials_fit(expansion: str, acronym: str) -> bool:
+    """``Quadtree Diffusion Model`` fits ``QDM``: the acronym's first letter starts a word in it."""
+    letters = [c.lower() for c in acronym if c.isalpha()]
+    words = [w for w in re.split(r"[\s\-]+", expansion) if w]
+    initials = "".join(w[0].lower() for w in words)
+    return bool(letters) and letters[0] in initials
+
+
+def _leading_name(text: str) -> tuple[str, int, int] | None:
+    """``AlphaSAGE: a ...`` or ``PAMD is a ...`` opening the abstract."""
+    match = re.match(r"\s*(" + _TOKEN + r")\s*(?::\s|\(|,\s+an?\s|\s+is\s+an?\s)", text)
+    if match and is_coined(match.group(1)):
+        return match.group(1), match.start(1), match.end(1)
+    return None
+
+
+# --- titles ------------------------------------------------------------------------------------
+
+
+def derive_title(abstract: str) -> tuple[str, str]:
+    """(name, title) for an abstract. The title is at most MAX_TITLE characters."""
+    doc = plain(abstract)
+    found = find_name(doc)
+    if found:
+        name, start, end = found
+        description = _description(doc.text, start, end, name) or _phrase(doc.text, cue_only=True)
+        title = f"{name}: {description}" if description else name
+    else:
+        name, title = "", _phrase(doc.text)
+    return name, _clip(_SPACES.sub(" ", title).strip(), MAX_TITLE)
+
+
+def _description(text: str, start: int, end: int, name: str) -> str:
+    after = text[end : end + 400]
+    before = text[max(0, start - 300) : start]
+    expansion = re.match(r"[\s$}]*\(([^()]{8,160})\)", after)
+    if expansion and not expansion.group(1)[:1].isdigit():
+        return _sentence_case(expansion.group(1))
+    colon = re.match(r"\s*:\s*([^.;]{8,200}?)(?=,\s+(?:which|that|where)\b|[.;]|$)", after)
+    if colon:
+        return _sentence_case(colon.group(1))
+    if before.rstrip().endswith("("):
+        expanded = _expansion_before(before.rstrip()[:-1], name)
+        if expanded:
+            return expanded
+    apposition = re.match(r"\s*,\s*(?:which\s+is\s+)?((?:an?|the)\s+" + _CLAUSE + r"{8,}?)(?=[,;]|\.\s|\.$|$)", after)
+    if apposition:
+        return _noun_phrase(apposition.group(1))
+    lead = re.search(r"(?:propose|introduce|present|develop)s?d?\s+(an?\s+[^,;.]{8,}?)\s*(?:,\s*)?(?:called|dubbed|named|termed)?\s*$", before, re.I)
+    if lead:
+        return _noun_phrase(lead.group(1))
+    return ""
+
+
+def _expansion_before(before: str, acronym: str) -> str:
+    """``trajectory entropy-constrained reinforcement learning`` before ``(TECRL)``.
+
+    The phrase is the shortest run of words ending the text that starts with the acronym's first
+    letter and has about as many word parts (hyphen pieces count) as the acronym has letters.
+    """
+    letters = [c.lower() for c in acronym if c.isalpha()]
+    tail = before.split()
+    best = ""
+    for size in range(1, min(len(tail), 12) + 1):
+        phrase = " ".join(tail[-size:])
+        if re.search(r"[.;:!?,()]", phrase):
+            break
+        pieces = [p for p in re.split(r"[\s\-–]+", phrase) if p]
+        if letters and pieces[0][:1].lower() == letters[0]:
+            best = phrase
+            if len(pieces) >= len(letters) - 1:
+                break
+    return _sentence_case(best) if best else ""
+
+
+_FILLER = re.compile(
+    r"^(?:(?:an?|the|our)\s+)?(?:(?:novel|new|simple|general|first|unified|principled|"
+    r"generic|general-purpose|end-to-end)\s+)*",
+    re.I,
+)
+
+
+def _noun_phrase(text: str) -> str:
+    text = _FILLER.sub("", text.strip())
+    words = text.split()
+    if len(words) > _DESCRIPTION_WORDS:
+        text = " ".join(words[:_DESCRIPTION_WORDS]).rstrip(",;:") + "…"
+    return _sentence_case(text)
+
+
+_CLAUSE = r"(?:[^,;.]|\.(?=\d))"
+_ASIDE = re.compile(r",?\s*to\s+(?:the\s+best\s+of\s+)?our\s+knowledge,?\s*", re.I)
+
+
+def _phrase(text: str, cue_only: bool = False) -> str:
+    """A concise title-like phrase: what the paper says it introduces, else its first clause."""
+    text = _ASIDE.sub(" ", text)
+    for cue in _CUE.finditer(text):
+        rest = text[cue.end() : cue.end() + 300]
+        rest = re.sub(r"^and\s+\w+\s+", "", rest)
+        obj = re.match(r"((?:an?|the)\s+" + _CLAUSE + r"{12,}?)(?=[,;]|\.\s|\.$|$)", rest)
+        if obj:
+            return _noun_phrase(obj.group(1))
+    if cue_only:
+        return ""
+    sentence = re.split(r"(?<=[.!?])\s+(?=[A-Z])", text.strip())[0].rstrip(".")
+    clause = re.split(r",\s+|;\s+|\s+(?:that|which|where|while|because)\s+", sentence)[0]
+    return _noun_phrase(clause)
+
+
+def _sentence_case(text: str) -> str:
+    text = re.sub(r"\*+", "", text).strip(" ,;:.")
+    return text[:1].upper() + text[1:]
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "…"

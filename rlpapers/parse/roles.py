@@ -1,0 +1,100 @@
+"""Blocks to roles: header, category line, author line or abstract, decided by content.
+
+Position only matters for the header, which can only be a file's first block.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+
+class Role(str, Enum):
+    HEADER = "header"
+    CATEGORY = "category"
+    AUTHORS = "authors"
+    ABSTRACT = "abstract"
+
+
+_CATEGORY_SEP = re.compile(r"\s*[·•]\s*|\s+>\s+|\s+\|\s+")
+_ET_AL = re.compile(r"(?:[,，、]?\s*(?:等(?:人)?|et\.?\s+al\.?|and\s+others|…|\.\.\.))\s*$", re.I)
+_NAME_SPLIT = re.compile(r"\s*[,，、;；]\s*|\s+and\s+|\s*&\s*")
+PARTICLES = {
+    "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "dos", "das", "le",
+    "la", "bin", "ibn", "al", "el", "y", "zu", "ter", "ten", "st",
+}  # fmt: skip
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
+_NAME_WORD = re.compile(r"^(?:[A-Z]\.?(?:-[A-Z]\.?)?|[^\W\d_][\w'’.\-]*)$")
+
+
+def classify(text: str, first: bool) -> Role:
+    """The role of one block, given its joined text and whether it opens the file."""
+    if is_category_line(text):
+        return Role.CATEGORY
+    if first and _is_header(text) and len(split_authors(text)[0]) < 2:
+        return Role.HEADER
+    if is_author_line(text):
+        return Role.AUTHORS
+    return Role.ABSTRACT
+
+
+def _is_header(text: str) -> bool:
+    return len(text) <= 80 and "\n" not in text and not _SENTENCE_END.search(text)
+
+
+def is_category_line(text: str) -> bool:
+    if len(text) > 200 or _SENTENCE_END.search(text) or "·" not in text and "•" not in text:
+        return False
+    parts = split_categories(text)
+    return len(parts) >= 2 and all(len(p.split()) <= 8 for p in parts)
+
+
+def split_categories(text: str) -> list[str]:
+    return [part.strip() for part in _CATEGORY_SEP.split(text) if part.strip()]
+
+
+def split_authors(text: str) -> tuple[list[str], bool]:
+    """Names in an author line, and whether it ended in 等 / et al. (a truncated list)."""
+    body, truncated = _strip_et_al(text)
+    names = [name.strip(" .") if _CJK.search(name) else name.strip() for name in _NAME_SPLIT.split(body)]
+    return [name for name in names if name], truncated
+
+
+def _strip_et_al(text: str) -> tuple[str, bool]:
+    match = _ET_AL.search(text)
+    if not match:
+        return text.strip(), False
+    return text[: match.start()].strip(), True
+
+
+def is_author_line(text: str) -> bool:
+    if len(text) > 2000:
+        return False
+    names, truncated = split_authors(text)
+    if not names:
+        return False
+    if not all(_is_name(name) for name in names):
+        return False
+    if len(names) == 1 and not truncated:
+        # A lone name is accepted only when it clearly is one: "Yoshua Bengio", "王小明".
+        return _SENTENCE_END.search(text) is None and 2 <= len(names[0].split()) <= 4 or bool(
+            _CJK.fullmatch(names[0][:1] or " ") and len(names[0]) <= 4
+        )
+    return True
+
+
+def _is_name(name: str) -> bool:
+    if _CJK.search(name):
+        return len(name) <= 12 and not re.search(r"[。，：；]", name)
+    words = name.split()
+    if not 1 <= len(words) <= 6:
+        return False
+    capitalised = 0
+    for word in words:
+        if word.lower() in PARTICLES:
+            continue
+        if not _NAME_WORD.match(word) or not word[0].isupper():
+            return False
+        capitalised += 1
+    return capitalised >= 1

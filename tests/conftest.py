@@ -1,0 +1,58 @@
+"""Shared fixtures: an isolated environment for every test and one CLI helper."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+SEEDS = ROOT / "seeds"
+
+os.environ.update(
+    {"NO_COLOR": "1", "TERMINAL_WIDTH": "100", "COLUMNS": "100", "_TYPER_FORCE_DISABLE_TERMINAL": "1"}
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test reads the user's config or cache, or the environment's corpus."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("RLPAPERS_CONFIG", str(home / "config.yaml"))
+    monkeypatch.setenv("RLPAPERS_INDEX_DIR", str(home / "index"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.delenv("RLPAPERS_CORPUS", raising=False)
+    return home
+
+
+@pytest.fixture
+def seeds_copy(tmp_path: Path) -> Path:
+    """A writable copy of the bundled seeds."""
+    target = tmp_path / "corpus"
+    shutil.copytree(SEEDS, target)
+    return target
+
+
+class Result:
+    def __init__(self, raw) -> None:
+        self.exit_code = raw.exit_code
+        self.stdout = raw.stdout
+        self.stderr = raw.stderr
+
+
+def run(*args: str, code: int = 0, input: str | bytes | None = None) -> Result:
+    """Invoke the CLI in-process; assert the exit code; never swallow an exception."""
+    from rlpapers.cli.app import app
+
+    runner = CliRunner()
+    raw = runner.invoke(app, [str(a) for a in args], input=input, catch_exceptions=False)
+    result = Result(raw)
+    assert raw.exit_code == code, (
+        f"rlpapers {' '.join(map(str, args))} exited {raw.exit_code}, expected {code}\n"
+        f"stdout:\n{raw.stdout}\nstderr:\n{raw.stderr}"
+    )
+    return result

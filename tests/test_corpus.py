@@ -1,0 +1,154 @@
+"""The corpus: bundled seeds, deduplication, keys, metadata overrides, filters, configuration."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rlpapers import Library, load_corpus
+from rlpapers.config import bundled_seeds, resolve
+from rlpapers.corpus import Filters, assign_keys, base_key, corpus_files, find_paper
+from rlpapers.errors import CorpusError, NotFoundError, ParseError, ParseWarning
+from rlpapers.model import Paper
+
+from .conftest import SEEDS
+
+
+@pytest.fixture(scope="module")
+def seeds():
+    return load_corpus([SEEDS]).papers
+
+
+def test_bundled_corpus_has_40_papers_with_titles_and_unique_ids_and_keys(seeds):
+    assert len(seeds) == 40
+    assert all(p.title and len(p.title) <= 200 for p in seeds)
+    assert len({p.id for p in seeds}) == 40
+    assert len({p.key for p in seeds}) == 40
+    assert all(re.fullmatch(r"[a-z0-9_]+", p.key) for p in seeds)
+
+
+def test_twenty_seed_papers_have_authors_and_categories(seeds):
+    with_authors = [p for p in seeds if p.authors]
+    assert len(with_authors) == 20
+    assert all(p.categories for p in with_authors)
+    assert all("等" not in name for p in seeds for name in p.authors)
+    assert {p.topic for p in seeds} == {"强化学习", "论文检索"}
+
+
+def test_seed_names_and_keys(seeds):
+    by_name = {p.name: p for p in seeds if p.name}
+    assert {"QeRL", "AlphaSAGE", "PCL", "TreeBench", "RLAnything", "PAMD"} <= set(by_name)
+    assert by_name["QeRL"].key == "qerl"
+    assert by_name["RLAnything"].key == "wang_rlanything"
+    assert by_name["PAMD"].title.startswith("PAMD: Pairwise Adaptive Mahalanobis Distance")
+
+
+def test_truncated_author_list_is_flagged(seeds):
+    truncated = [p for p in seeds if p.authors_truncated]
+    assert truncated and all(p.authors for p in truncated)
+
+
+def test_keys_are_transliterated():
+    paper = Paper(id="x", abstract="a", name="PlanRL", authors=("Michael Aichmüller",))
+    assert base_key(paper) == "aichmuller_planrl"
+    assert base_key(Paper(id="y", abstract="a", name="X1", authors=("王小明",))) == "wang_x1"
+
+
+def test_colliding_keys_get_letter_suffixes_in_id_order():
+    papers = [Paper(id=i, abstract=i, name="Same", authors=("Ada Lovelace",)) for i in ("b", "a", "c")]
+    keys = {p.id: p.key for p in assign_keys(papers)}
+    assert keys == {"a": "lovelace_samea", "b": "lovelace_sameb", "c": "lovelace_samec"}
+
+
+def test_the_same_abstract_twice_is_one_record_with_both_sources(tmp_path):
+    text = "Topic\n\nAda Lovelace, Alan Turing\n\nWe propose FooRL, a method.   It is good.\n"
+    (tmp_path / "a.txt").write_text(text)
+    (tmp_path / "b.txt").write_text("Other\n\nWe propose FooRL,  a method. It is good.\n")
+    (paper,) = load_corpus([tmp_path]).papers
+    assert paper.sources == ("a.txt:5", "b.txt:3")
+    assert paper.authors == ("Ada Lovelace", "Alan Turing")
+
+
+def test_missing_corpus_path_is_an_error(tmp_path):
+    with pytest.raises(CorpusError, match="does not exist"):
+        corpus_files([tmp_path / "missing"])
+
+
+def test_metadata_sidecar_overrides_fields(seeds_copy):
+    sidecar = seeds_copy / "000_eda7530d3ab384ed.yaml"
+    sidecar.write_text("qerl:\n  year: 2025\n  venue: ICLR\n  tags: [quantization]\n  doi: 10.1/x\n")
+    paper = find_paper(load_corpus([seeds_copy]).papers, "qerl")
+    assert (paper.year, paper.venue, paper.tags, paper.doi) == (2025, "ICLR", ("quantization",), "10.1/x")
+
+
+def test_metadata_by_id_can_set_title_and_key(seeds_copy, seeds):
+    target = find_paper(seeds, "qerl")
+    (seeds_copy / "metadata.yaml").write_text(f"{target.id}:\n  title: QeRL for real\n  key: qerl2025\n")
+    paper = find_paper(load_corpus([seeds_copy]).papers, "qerl2025")
+    assert paper.title == "QeRL for real"
+
+
+def test_invalid_metadata_yaml_names_file_and_line(seeds_copy):
+    (seeds_copy / "metadata.yaml").write_text("qerl:\n  year: 2025\n  venue: [unclosed\n")
+    with pytest.raises(ParseError, match=r"metadata\.yaml:\d+: invalid YAML"):
+        load_corpus([seeds_copy])
+
+
+def test_unknown_metadata_field_is_an_error_with_line(seeds_copy):
+    (seeds_copy / "metadata.yaml").write_text("qerl:\n  year: 2025\npcl:\n  colour: red\n")
+    with pytest.raises(ParseError, match=r"metadata\.yaml:3: unknown field 'colour'"):
+        load_corpus([seeds_copy])
+
+
+def test_unknown_metadata_target_is_a_warning(seeds_copy):
+    (seeds_copy / "metadata.yaml").write_text("nosuchpaper:\n  year: 2025\n")
+    with pytest.warns(ParseWarning, match=r"metadata\.yaml:1: no paper with id or key 'nosuchpaper'"):
+        load_corpus([seeds_copy])
+
+
+def test_find_paper_by_key_id_and_prefix(seeds):
+    paper = find_paper(seeds, "qerl")
+    assert find_paper(seeds, paper.id) == paper
+    assert find_paper(seeds, paper.id[:6]) == paper
+    with pytest.raises(NotFoundError):
+        find_paper(seeds, "nope")
+
+
+def test_filters_fold_case_and_accents(seeds):
+    assert [p.key for p in Filters(author=("aichmuller",)).apply(seeds)] == ["aichmuller_self"]
+    planning = Filters(category=("planning",), topic=("论文",)).apply(seeds)
+    assert planning and all("Planning" in p.categories for p in planning)
+    assert Filters(author=("Bengio",), category=("nothing",)).apply(seeds) == []
+
+
+def test_corpus_resolution_order(monkeypatch, tmp_path, isolated):
+    assert resolve().corpus == (bundled_seeds(),)
+    config = tmp_path / "cfg.yaml"
+    config.write_text("corpus: papers\nindex_dir: /tmp/idx\n")
+    monkeypatch.setenv("RLPAPERS_CONFIG", str(config))
+    monkeypatch.delenv("RLPAPERS_INDEX_DIR")
+    assert resolve().corpus == (tmp_path / "papers",)
+    monkeypatch.setenv("RLPAPERS_CORPUS", f"/a{__import__('os').pathsep}/b")
+    assert [str(p) for p in resolve().corpus] == ["/a", "/b"]
+    assert [str(p) for p in resolve([tmp_path]).corpus] == [str(tmp_path)]
+
+
+def test_bad_config_file_is_a_clear_error(monkeypatch, tmp_path):
+    config = tmp_path / "cfg.yaml"
+    config.write_text("colour: blue\n")
+    monkeypatch.setenv("RLPAPERS_CONFIG", str(config))
+    with pytest.raises(ParseError, match="unknown setting 'colour'"):
+        resolve()
+
+
+def test_library_uses_bundled_seeds_by_default():
+    assert len(Library().papers) == 40
+
+
+def test_bundled_seeds_are_the_shared_seed_files_unchanged():
+    shared = SEEDS.parents[1] / "shared" / "seeds"
+    if not shared.is_dir():
+        pytest.skip("../shared/seeds is not beside this checkout")
+    for path in shared.glob("*.txt"):
+        assert (SEEDS / path.name).read_bytes() == path.read_bytes()
