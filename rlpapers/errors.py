@@ -60,3 +60,7 @@ class IndexBusyError(RlpapersError):
 
 class ParseWarning(UserWarning):
     """Something odd but recoverable in an input file (an empty file, an orphan author line)."""
+
+
+class IndexNotice(UserWarning):
+    """The index was rebuilt or could not be refreshed; worth one line on stderr, not an error."""

@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from ..errors import NotFoundError, ParseWarning, RlpapersError
+from ..errors import IndexNotice, NotFoundError, ParseWarning, RlpapersError
 from . import render
 from .errors import ExitCode, describe_internal, exit_code_for, report
 
@@ -26,6 +26,7 @@ class Group(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ParseWarning)
+            warnings.simplefilter("always", IndexNotice)
             warnings.showwarning = _show_warning  # type: ignore[assignment]
             try:
                 return super().invoke(ctx)
@@ -51,7 +52,7 @@ def _click_exceptions() -> tuple[type[BaseException], ...]:
 
 
 def _show_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
-    report(str(message), "warning")
+    report(str(message), "note" if issubclass(category, IndexNotice) else "warning")
 
 
 def _silence_stdout() -> None:
@@ -109,7 +110,8 @@ def library(ctx: typer.Context) -> Any:
         from ..config import resolve
         from ..library import Library
 
-        obj["library"] = Library(settings=resolve(obj.get("corpus"), obj.get("index_dir")))
+        settings = resolve(obj.get("corpus"), obj.get("index_dir"))
+        obj["library"] = Library(settings=settings, progress=render.BuildProgress())
     return obj["library"]
 
 
@@ -223,3 +225,76 @@ def config(ctx: typer.Context, format: FormatOpt = None) -> None:
     rows += [("corpus file", str(f), "") for f in lib.files]
     rows.append(("index dir", str(settings.index_dir), settings.origin["index_dir"]))
     render.config(rows, fmt_of(format))
+
+
+# --- search and friends ------------------------------------------------------------------------
+
+
+class Sort(str, Enum):
+    score = "score"
+    title = "title"
+    key = "key"
+
+
+@app.command()
+def search(
+    ctx: typer.Context,
+    query: Annotated[list[str], typer.Argument(help="Words, field:value, \"phrases\", AND/OR/NOT, (groups), wild*, fuzzy~.", show_default=False)],
+    format: FormatOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Show at most this many hits.")] = 10,
+    all_: Annotated[bool, typer.Option("--all", "-a", help="Show every hit (overrides --limit).")] = False,
+    category: CategoryOpt = None,
+    author: AuthorOpt = None,
+    topic: TopicOpt = None,
+    source: SourceOpt = None,
+    sort: Annotated[Sort, typer.Option("--sort", help="Order of the hits.")] = Sort.score,
+    scores: Annotated[bool, typer.Option("--scores", help="Show each hit's score.")] = False,
+) -> None:
+    """Search the corpus: ranked hits with highlighted snippets. Exit 1 when nothing matches."""
+    lib = library(ctx)
+    text = " ".join(query)
+    hits = lib.search(
+        text, limit=None if all_ else limit, filters=filters_of(category, author, topic, source), sort=sort.value
+    )
+    if not hits:
+        suggestion = lib.suggest(text)
+        nothing_found(f'no papers match; did you mean "{suggestion}"?' if suggestion else "no papers match")
+    render.hits(hits, fmt_of(format), show_scores=scores)
+
+
+@app.command()
+def similar(
+    ctx: typer.Context,
+    ref: Annotated[str, typer.Argument(help="The paper's id, key or id prefix.", show_default=False)],
+    format: FormatOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Show at most this many papers.")] = 10,
+    scores: Annotated[bool, typer.Option("--scores", help="Show each paper's similarity score.")] = False,
+) -> None:
+    """Papers most like the given one (by their abstracts), the paper itself excluded."""
+    hits = library(ctx).similar(ref, limit)
+    if not hits:
+        nothing_found("no similar papers")
+    render.hits(hits, fmt_of(format), show_scores=scores)
+
+
+@app.command()
+def stats(
+    ctx: typer.Context,
+    format: FormatOpt = None,
+    top: Annotated[int, typer.Option("--top", min=1, help="Rows per section.")] = 10,
+) -> None:
+    """Counts by topic, category and author, and the corpus's most distinctive terms."""
+    render.stats(library(ctx).stats(terms=top), fmt_of(format), top)
+
+
+@app.command()
+def index(
+    ctx: typer.Context,
+    status: Annotated[bool, typer.Option("--status", help="Report files, records, size and freshness; build nothing new.")] = False,
+    format: FormatOpt = None,
+) -> None:
+    """Build (or rebuild) the search index now. Every other command keeps it fresh by itself."""
+    lib = library(ctx)
+    if not status:
+        lib.index.rebuild()
+    render.status(lib.status(), fmt_of(format))

@@ -99,11 +99,11 @@ def _tsv(fields: Sequence[str]) -> str:
 def _papers_table(items: Sequence[Paper]) -> None:
     from rich.table import Table
 
-    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False, expand=False)
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False, expand=True)
     table.add_column("key", style="cyan", no_wrap=True)
-    table.add_column("title", ratio=3)
-    table.add_column("authors", style="green", ratio=1)
-    table.add_column("category", style="magenta", ratio=1)
+    table.add_column("title", ratio=5, min_width=30)
+    table.add_column("authors", style="green", ratio=2, min_width=12)
+    table.add_column("category", style="magenta", ratio=2, min_width=12)
     for paper in items:
         table.add_row(paper.key, paper.title, short_authors(paper), " · ".join(paper.categories))
     console = _console()
@@ -169,7 +169,7 @@ def _hit_row(hit: Hit, show_scores: bool) -> list[str]:
 
 
 def _hits_table(items: Sequence[Hit], show_scores: bool) -> None:
-    from rich.markup import escape
+    from rich.padding import Padding
     from rich.text import Text
 
     console = _console()
@@ -178,12 +178,14 @@ def _hits_table(items: Sequence[Hit], show_scores: bool) -> None:
         if show_scores:
             head.append(f"  {hit.score:.2f}", style="dim")
         console.print(head)
-        console.print(Text("    ") + Text(hit.paper.title, style="bold"))
+        body = Text(hit.paper.title, style="bold")
         authors = short_authors(hit.paper)
         if authors:
-            console.print(f"    [green]{escape(authors)}[/green]")
-        console.print(Text("    ") + snippet_text(hit))
-        console.print()
+            body.append("\n" + authors, style="green")
+        if hit.snippet:
+            body.append("\n")
+            body.append_text(snippet_text(hit))
+        console.print(Padding(body, (0, 0, 1, 4)))
 
 
 def snippet_text(hit: Hit) -> Any:
@@ -223,3 +225,101 @@ def config(rows: list[tuple[str, str, str]], fmt: str) -> None:
         _console().print(table)
         return
     emit("".join(_tsv(row) for row in rows))
+
+
+def stats(data: dict[str, Any], fmt: str, top: int) -> None:
+    sections = [("topics", "topic"), ("categories", "category"), ("authors", "author"), ("terms", "term")]
+    if fmt in ("json", "yaml"):
+        out = {"papers": data["papers"], "files": data["files"]}
+        for section, label in sections:
+            value = "score" if section == "terms" else "count"
+            out[section] = [{label: k, value: round(v, 3) if isinstance(v, float) else v} for k, v in data[section][:top]]
+        _emit_structured(out, fmt)
+    elif fmt == "table":
+        _stats_charts(data, sections, top)
+    else:
+        rows = [[section, str(k), f"{v:.3f}" if isinstance(v, float) else str(v)] for section, _ in sections for k, v in data[section][:top]]
+        emit("".join(_tsv(row) for row in rows))
+
+
+def _emit_structured(data: Any, fmt: str) -> None:
+    if fmt == "json":
+        import json
+
+        emit(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        import yaml
+
+        emit(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+
+
+def _stats_charts(data: dict[str, Any], sections: list[tuple[str, str]], top: int) -> None:
+    from rich.markup import escape
+
+    console = _console()
+    console.print(f"[bold]{data['papers']} papers[/bold] in {data['files']} files\n")
+    for section, _ in sections:
+        rows = data[section][:top]
+        if not rows:
+            continue
+        console.print(f"[bold]{section}[/bold]")
+        peak = max(v for _, v in rows) or 1
+        width = max(len(str(k)) for k, _ in rows)
+        for key, value in rows:
+            bar = "█" * max(1, round(24 * value / peak))
+            number = f"{value:.1f}" if isinstance(value, float) else str(value)
+            pad = " " * (width - _cells(str(key)))
+            console.print(f"  {escape(str(key))}{pad}  [cyan]{bar}[/cyan] {number}")
+        console.print()
+
+
+def _cells(text: str) -> int:
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+def status(data: dict[str, Any], fmt: str) -> None:
+    if fmt in ("json", "yaml"):
+        _emit_structured(data, fmt)
+        return
+    rows = [(k, str(v), "") for k, v in data.items()]
+    config(rows, "table" if fmt == "table" else "tsv")
+
+
+class BuildProgress:
+    """A progress bar on stderr for index builds that take more than a second, on a terminal only."""
+
+    DELAY = 1.0
+
+    def __init__(self) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self._start: float | None = None
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not _isatty(sys.stderr):
+            return
+        now = self._clock()
+        if self._start is None:
+            self._start = now
+        if self._bar is None and now - self._start >= self.DELAY and done < total:
+            self._open(total)
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done, total=total)
+            if done >= total:
+                self._bar.stop()
+                self._bar = None
+
+    def _open(self, total: int) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._bar = Progress(
+            TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            console=_console(stderr=True), transient=True,
+        )
+        self._task = self._bar.add_task("index", total=total)
+        self._bar.start()

@@ -24,7 +24,10 @@ from .names import derive_title
 from .roles import Role, classify, split_authors, split_categories
 from .text import clean, decode
 
-__all__ = ["parse_bytes", "parse_file", "parse_text", "paper_id", "normalise"]
+__all__ = ["PARSER_VERSION", "parse_bytes", "parse_file", "parse_text", "paper_id", "normalise"]
+
+#: Bump when parsing gives different records for the same bytes: cached parses are then redone.
+PARSER_VERSION = "1"
 
 _URL = re.compile(r"https?://[^\s<>\"'{}|\\^`\]]+")
 _SPACE = re.compile(r"\s+")

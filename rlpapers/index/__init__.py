@@ -1,0 +1,221 @@
+"""The full-text index: the only package that imports Whoosh.
+
+``Index`` opens (building or refreshing as needed, see ``store``) a Whoosh index over the corpus
+and answers searches, similar-paper queries, lookups and statistics with plain records.
+
+Ranking is Whoosh's BM25F with field weights (``schema.BOOSTS``); for a query of two or more
+plain words, papers that contain them as a phrase, or close together, get a bonus on top.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..corpus import Filters
+from ..errors import NotFoundError, QueryError
+from ..model import Hit, Paper
+from .query import is_plain, parse, plain_words
+from .schema import paper_from_stored
+from .snippets import make_snippet, query_terms
+from .store import Progress, Store
+
+SORTS = ("score", "title", "key")
+PROXIMITY_SLOP = 4
+PHRASE_BOOST = {"abstract": 1.5, "title": 2.0}
+
+
+class Index:
+    def __init__(self, root: Path, files: list[Path], progress: Progress | None = None) -> None:
+        self.store = Store(root, files, progress)
+        self._opened: Any = None
+        self._searcher: Any = None
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    @property
+    def opened(self) -> Any:
+        if self._opened is None:
+            self._opened = self.store.open()
+        return self._opened
+
+    @property
+    def searcher(self) -> Any:
+        if self._searcher is None:
+            from whoosh import scoring
+
+            self._searcher = self.opened.ix.searcher(weighting=scoring.BM25F())
+        return self._searcher
+
+    def rebuild(self) -> None:
+        self.close()
+        self._opened = self.store.rebuild()
+
+    def close(self) -> None:
+        if self._searcher is not None:
+            self._searcher.close()
+            self._searcher = None
+
+    def status(self) -> dict[str, Any]:
+        opened = self.opened
+        size = sum(f.stat().st_size for f in opened.path.rglob("*") if f.is_file())
+        return {
+            "path": str(opened.path),
+            "files": len(self.store.files),
+            "records": self.searcher.doc_count(),
+            "size_bytes": size,
+            "fresh": True,
+            "schema": opened.manifest.get("schema"),
+            "whoosh": opened.manifest.get("whoosh"),
+        }
+
+    # --- records ------------------------------------------------------------------------------
+
+    def all_papers(self) -> list[Paper]:
+        order = {Path(p).name: i for i, p in enumerate(self.opened.manifest.get("order", []))}
+        papers = [paper_from_stored(fields) for fields in self.searcher.all_stored_fields()]
+        return sorted(papers, key=lambda p: (order.get(p.source, len(order)), p.source, p.line))
+
+    def get(self, ref: str) -> Paper:
+        """A paper by key, id, or unique id prefix of at least 4 characters."""
+        from whoosh.query import Or, Prefix, Term
+
+        ref = ref.strip()
+        exact = Or([Term("id", ref), Term("key", ref.lower())])
+        found = self._stored(self.searcher.search(exact, limit=1))
+        if not found and len(ref) >= 4:
+            found = self._stored(self.searcher.search(Prefix("id", ref.lower()), limit=2))
+            if len(found) > 1:
+                raise NotFoundError(f"{ref!r} is ambiguous: it starts more than one id")
+        if not found:
+            raise NotFoundError(f"no paper with id or key {ref!r}")
+        return found[0]
+
+    @staticmethod
+    def _stored(results: Any) -> list[Paper]:
+        return [paper_from_stored(hit.fields()) for hit in results]
+
+    # --- search -------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        limit: int | None = 10,
+        filters: Filters | None = None,
+        sort: str = "score",
+    ) -> list[Hit]:
+        """Ranked hits for ``query``; ``limit=None`` returns them all. Raises ``QueryError``."""
+        if sort not in SORTS:
+            raise QueryError(f"unknown sort {sort!r} (use one of: {', '.join(SORTS)})")
+        parsed, lexemes = parse(query, self.opened.ix.schema)
+        boosted = self._with_proximity(parsed, lexemes)
+        fetch = None if (filters or sort != "score" or limit is None) else limit
+        results = self.searcher.search(boosted, limit=fetch)
+        terms = query_terms(parsed, self.searcher.reader())
+        hits = []
+        for result in results:
+            paper = paper_from_stored(result.fields())
+            if filters and not filters.matches(paper):
+                continue
+            hits.append((paper, result.score))
+        hits = _sorted(hits, sort)[:limit] if limit is not None else _sorted(hits, sort)
+        return [_hit(paper, score, rank, terms) for rank, (paper, score) in enumerate(hits, 1)]
+
+    def _with_proximity(self, parsed: Any, lexemes: Any) -> Any:
+        """For plain multi-word queries, add optional phrase and near-phrase clauses as a bonus."""
+        from whoosh.query import Or, Phrase
+
+        words = plain_words(lexemes)
+        if len(words) < 2 or not is_plain(lexemes):
+            return parsed
+        extra = []
+        for field, boost in PHRASE_BOOST.items():
+            tokens = [t.text for t in self.opened.ix.schema[field].analyzer(" ".join(words))]
+            if len(tokens) >= 2:
+                extra.append(Phrase(field, tokens, boost=boost))
+                extra.append(Phrase(field, tokens, slop=PROXIMITY_SLOP, boost=boost / 2))
+        return Or([parsed, *extra]) if extra else parsed
+
+    def suggest(self, query: str) -> str | None:
+        """``query`` with unknown words replaced by the closest indexed words, or None."""
+        from .query import lex
+
+        reader = self.searcher.reader()
+        changed = False
+        out = query
+        for lexeme in reversed([lx for lx in lex(query) if lx.kind == "word"]):
+            word = lexeme.text.lower()
+            if not re.fullmatch(r"[a-z][a-z\-']{2,}", word) or reader.doc_frequency("spell", word):
+                continue
+            best = _closest(reader, word)
+            if best:
+                out = out[: lexeme.pos] + best + out[lexeme.pos + len(lexeme.text) :]
+                changed = True
+        return out if changed else None
+
+    def similar(self, ref: str, limit: int = 10) -> list[Hit]:
+        """Papers whose abstracts share the most distinctive terms with ``ref``'s, itself excluded."""
+        paper = self.get(ref)
+        searcher = self.searcher
+        docnum = searcher.document_number(id=paper.id)
+        from whoosh.classify import KLModel
+
+        results = searcher.more_like(
+            docnum, "abstract", text=paper.abstract, top=limit + 1, numterms=25, model=KLModel
+        )
+        found = [(paper_from_stored(r.fields()), r.score) for r in results]
+        found = [(p, s) for p, s in found if p.id != paper.id][:limit]
+        return [Hit(p, s, rank) for rank, (p, s) in enumerate(found, 1)]
+
+    # --- statistics ---------------------------------------------------------------------------
+
+    def distinctive_terms(self, number: int = 20) -> list[tuple[str, float]]:
+        reader = self.searcher.reader()
+        terms = reader.most_distinctive_terms("spell", number=number * 3)
+        out = []
+        for score, term in terms:
+            text = term.decode("utf-8") if isinstance(term, bytes) else term
+            if len(text) > 2 and not text.isdigit():
+                out.append((text, float(score)))
+        return out[:number]
+
+
+def _closest(reader: Any, word: str) -> str | None:
+    candidates = set(reader.terms_within("spell", word, 2, prefix=1))
+    if not candidates:
+        return None
+    return max(sorted(candidates), key=lambda c: (-_distance(word, c), reader.doc_frequency("spell", c)))
+
+
+def _distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def _sorted(hits: list[tuple[Paper, float]], sort: str) -> list[tuple[Paper, float]]:
+    if sort == "title":
+        return sorted(hits, key=lambda h: (h[0].title.casefold(), h[0].key))
+    if sort == "key":
+        return sorted(hits, key=lambda h: h[0].key)
+    return hits
+
+
+def _hit(paper: Paper, score: float, rank: int, terms: set[str]) -> Hit:
+    snippet, spans = make_snippet(paper.abstract, terms)
+    return Hit(paper, score, rank, snippet, spans)
+
+
+def count_by(papers: Iterable[Paper], attribute: str) -> list[tuple[str, int]]:
+    counter: Counter[str] = Counter()
+    for paper in papers:
+        value = getattr(paper, attribute)
+        counter.update(value if isinstance(value, tuple) else [value] if value else [])
+    return sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -1,0 +1,171 @@
+"""Text analysis, identical at index and query time.
+
+Words are split on anything that is not a letter or digit (``off-policy`` -> ``off``, ``policy``),
+CJK runs become overlapping character bigrams (``强化学习`` -> ``强化 化学 学习``, so a Chinese
+query matches without a segmenter), then tokens are lower-cased, accent-folded
+(``Aichmüller`` -> ``aichmuller``) and, for the ranked text fields, Snowball-stemmed with
+PyStemmer (``quantized`` and ``quantization`` -> ``quantiz``).
+
+The classes are pickled into the Whoosh schema, so they keep no unpicklable state.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from whoosh.analysis import Filter, StopFilter, Token, Tokenizer
+from whoosh.analysis.filters import LowercaseFilter
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_TOKENS = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?")
+_CJK_CHAR = re.compile(rf"[{_CJK}]")
+
+
+class WordTokenizer(Tokenizer):
+    """Letters-and-digits words; CJK runs as character bigrams (a lone character stays whole)."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+    def __call__(  # noqa: PLR0913 - Whoosh's tokenizer protocol
+        self,
+        value: str,
+        positions: bool = False,
+        chars: bool = False,
+        keeporiginal: bool = False,
+        removestops: bool = True,
+        start_pos: int = 0,
+        start_char: int = 0,
+        tokenize: bool = True,
+        mode: str = "",
+        **kwargs: Any,
+    ) -> Any:
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        pos = start_pos
+        for text, start, end in _pieces(value) if tokenize else [(value, 0, len(value))]:
+            token.text = text
+            token.boost = 1.0
+            token.stopped = False
+            if keeporiginal:
+                token.original = text
+            if positions:
+                token.pos = pos
+            if chars:
+                token.startchar = start_char + start
+                token.endchar = start_char + end
+            pos += 1
+            yield token
+
+
+def _pieces(value: str) -> Any:
+    for match in _TOKENS.finditer(value):
+        text, start = match.group(0), match.start()
+        if _CJK_CHAR.match(text):
+            if len(text) == 1:
+                yield text, start, start + 1
+            for i in range(len(text) - 1):
+                yield text[i : i + 2], start + i, start + i + 2
+        else:
+            yield text, start, match.end()
+
+
+class AcronymPluralFilter(Filter):
+    """``LLMs`` -> ``LLM``, ``VLMs`` -> ``VLM``: Snowball leaves vowel-less plurals alone."""
+
+    _PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+    def __call__(self, tokens: Any) -> Any:
+        plural = self._PLURAL.match
+        for token in tokens:
+            if plural(token.text):
+                token.text = token.text[:-1]
+            yield token
+
+
+class FoldFilter(Filter):
+    """Accent folding for non-ASCII tokens: ``aichmüller`` -> ``aichmuller``."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+    def __call__(self, tokens: Any) -> Any:
+        for token in tokens:
+            text = token.text
+            if not text.isascii():
+                decomposed = unicodedata.normalize("NFKD", text)
+                token.text = "".join(c for c in decomposed if not unicodedata.combining(c))
+            yield token
+
+
+class SnowballFilter(Filter):
+    """English Snowball stemming (PyStemmer, a C extension) of alphabetic ASCII tokens."""
+
+    def __init__(self) -> None:
+        self._stem: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._stem = None
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+    def __call__(self, tokens: Any) -> Any:
+        stem = self._stem or self._load()
+        for token in tokens:
+            text = token.text
+            if text.isascii() and text.isalpha() and len(text) > 2:
+                token.text = stem(text)
+            yield token
+
+    def _load(self) -> Any:
+        import Stemmer
+
+        self._stem = Stemmer.Stemmer("english").stemWord
+        return self._stem
+
+
+def stem_word(word: str) -> str:
+    """The stem a query word gets (for tests and suggestions)."""
+    return next(iter(text_analyzer()(word.lower())), Token()).text
+
+
+def text_analyzer() -> Any:
+    """Ranked prose fields: words, lower-case, folded, stop words dropped, stemmed."""
+    return (
+        WordTokenizer()
+        | AcronymPluralFilter()
+        | LowercaseFilter()
+        | FoldFilter()
+        | StopFilter(minsize=1)
+        | SnowballFilter()
+    )
+
+
+def name_analyzer() -> Any:
+    """Names, categories, topics and sources: words, lower-case, folded; no stemming."""
+    return WordTokenizer() | LowercaseFilter() | FoldFilter()
+
+
+def spell_analyzer() -> Any:
+    """Surface words for suggestions and distinctive terms: like names, without stop words."""
+    return WordTokenizer() | LowercaseFilter() | FoldFilter() | StopFilter(minsize=3)

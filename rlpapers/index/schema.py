@@ -1,0 +1,64 @@
+"""The Whoosh schema, its version, and how a Paper becomes a document."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+
+from ..model import Paper
+from .analysis import name_analyzer, spell_analyzer, text_analyzer
+
+#: Bump when the schema, the analysis or the document layout changes: old indexes are rebuilt.
+SCHEMA_VERSION = 4
+
+#: Field weights for BM25F: a paper's name and title say more than its abstract.
+BOOSTS = {"name": 3.0, "title": 1.5, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
+
+#: Fields a plain word is looked up in, and every field a query may name.
+DEFAULT_FIELDS = ("name", "title", "abstract", "author", "category", "topic")
+QUERY_FIELDS = ("title", "name", "author", "category", "topic", "abstract", "source", "key", "id")
+ALIASES = {"author": ["authors"], "category": ["categories", "cat"], "abstract": ["text"]}
+
+
+def schema() -> Schema:
+    text = text_analyzer()
+    names = name_analyzer()
+    return Schema(
+        id=ID(stored=True, unique=True),
+        key=KEYWORD(lowercase=True),
+        name=TEXT(analyzer=text, field_boost=BOOSTS["name"], multitoken_query="phrase"),
+        title=TEXT(analyzer=text, field_boost=BOOSTS["title"], multitoken_query="phrase"),
+        abstract=TEXT(analyzer=text, field_boost=BOOSTS["abstract"], multitoken_query="phrase"),
+        author=TEXT(analyzer=names, field_boost=BOOSTS["author"], multitoken_query="phrase"),
+        category=TEXT(analyzer=names, field_boost=BOOSTS["category"], multitoken_query="phrase"),
+        topic=TEXT(analyzer=names, field_boost=BOOSTS["topic"], multitoken_query="phrase"),
+        source=TEXT(analyzer=names, phrase=False, multitoken_query="and"),
+        spell=TEXT(analyzer=spell_analyzer(), phrase=False),
+        record=STORED(),
+    )
+
+
+def document(paper: Paper) -> dict[str, Any]:
+    return {
+        "id": paper.id,
+        "key": paper.key,
+        "name": paper.name,
+        "title": paper.title,
+        "abstract": paper.abstract,
+        "author": "\n".join(paper.authors),
+        "category": "\n".join(paper.categories),
+        "topic": paper.topic,
+        "source": " ".join(s.rsplit(":", 1)[0] for s in paper.sources or (paper.source,)),
+        "spell": f"{paper.name}\n{paper.title}\n{paper.abstract}",
+        "record": record_json(paper),
+    }
+
+
+def record_json(paper: Paper) -> str:
+    return json.dumps(paper.to_dict(), ensure_ascii=False, sort_keys=True)
+
+
+def paper_from_stored(fields: dict[str, Any]) -> Paper:
+    return Paper.from_dict(json.loads(fields["record"]))

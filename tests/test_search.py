@@ -1,0 +1,298 @@
+"""Search: index freshness and robustness, analysis, ranking, query language, CLI output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rlpapers import Library
+from rlpapers.errors import IndexNotice, QueryError
+
+from .conftest import ROOT, SEEDS, run
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import relevance  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    return Library(corpus=[SEEDS], index_dir=tmp_path_factory.mktemp("index"))
+
+
+def keys(hits):
+    return [h.paper.key for h in hits]
+
+
+# --- analysis ----------------------------------------------------------------------------------
+
+
+def test_chinese_topic_query_returns_exactly_that_collection(lib):
+    hits = lib.search("强化学习", limit=None)
+    assert len(hits) == 20 and {h.paper.topic for h in hits} == {"强化学习"}
+    assert {h.paper.topic for h in lib.search("论文检索", limit=None)} == {"论文检索"}
+
+
+def test_accent_folding_and_case(lib):
+    assert keys(lib.search("aichmuller")) == ["aichmuller_self"]
+    assert keys(lib.search("AICHMÜLLER")) == ["aichmuller_self"]
+
+
+def test_stemming_matches_word_forms(lib):
+    assert "qerl" in keys(lib.search("quantized"))
+    policy = set(keys(lib.search("policy", limit=None)))
+    assert policy and policy == set(keys(lib.search("policies", limit=None)))
+
+
+def test_acronym_plurals_match_singulars(lib):
+    assert set(keys(lib.search("LLM", limit=None))) == set(keys(lib.search("LLMs", limit=None)))
+
+
+# --- ranking -----------------------------------------------------------------------------------
+
+
+def test_relevance_beats_plain_whoosh_and_reaches_target():
+    ours, plain = relevance.compare()
+    mean = lambda d: sum(d.values()) / len(d)  # noqa: E731
+    assert len(ours) >= 20
+    assert mean(ours) >= 0.97
+    assert mean(ours) > mean(plain)
+
+
+def test_limited_search_is_the_prefix_of_the_full_ranking(lib):
+    for query in ("entropy", "policy optimization", "reward model exploration", "LLM"):
+        full = keys(lib.search(query, limit=None))
+        for k in (1, 2, 3, 5):
+            assert keys(lib.search(query, limit=k)) == full[:k], (query, k)
+
+
+def test_phrase_and_proximity_rank_adjacent_words_first(lib):
+    assert keys(lib.search("dataset distillation", limit=1)) == ["dataset"]
+    assert keys(lib.search('"speculative decoding"')) == ["fastgrpo"]
+
+
+def test_snippets_highlight_matched_word_forms(lib):
+    (hit,) = lib.search("quantized", limit=1)
+    words = {hit.snippet[a:b].lower() for a, b in hit.highlights}
+    assert words and all(w.startswith("quantiz") for w in words)
+
+
+# --- query language ----------------------------------------------------------------------------
+
+
+def test_field_queries(lib):
+    assert keys(lib.search("author:Bengio")) == ["yun_activeattacks"]
+    assert keys(lib.search("name:QeRL")) == ["qerl"]
+    assert keys(lib.search("key:qerl")) == ["qerl"]
+    assert len(lib.search("category:planning", limit=None)) >= 1
+    assert len(lib.search("source:003", limit=None)) == 20
+    assert len(lib.search("topic:强化学习", limit=None)) == 20
+
+
+def test_boolean_wildcard_and_fuzzy(lib):
+    both = set(keys(lib.search("entropy AND exploration", limit=None)))
+    assert both and both <= set(keys(lib.search("entropy", limit=None)))
+    assert not both & set(keys(lib.search("entropy AND NOT exploration", limit=None)))
+    assert "qerl" in keys(lib.search("quantiz*"))
+    assert "zhan_tecrl" in keys(lib.search("entropi~"))
+    assert keys(lib.search("(author:Bengio OR author:Geffner)", sort="key")) == ["aichmuller_self", "yun_activeattacks"]
+
+
+@pytest.mark.parametrize(
+    ("query", "position", "words"),
+    [
+        ('"unbalanced', 1, "unclosed quote"),
+        ("title:(", 7, "never closed"),
+        ("AND", 1, "both sides"),
+        ("entropy AND", 9, "both sides"),
+        ("NOT", 1, "after it"),
+        ("(entropy", 1, "never closed"),
+        ("entropy)", 8, "no matching"),
+        ("colour:red", 1, "unknown field 'colour'"),
+        ("title: entropy", 6, "needs a value"),
+        ("a OR OR b", 6, "both sides"),
+        ("()", 1, "empty parentheses"),
+    ],
+)
+def test_malformed_queries_say_what_and_where(lib, query, position, words):
+    with pytest.raises(QueryError) as info:
+        lib.search(query)
+    assert info.value.position == position and words in str(info.value)
+
+
+def test_empty_query_is_an_error(lib):
+    with pytest.raises(QueryError, match="empty"):
+        lib.search("   ")
+
+
+def test_suggestions_for_misspelled_words(lib):
+    assert lib.search("exploraton") == []
+    assert lib.suggest("exploraton") == "exploration"
+
+
+def test_similar_excludes_the_paper_itself(lib):
+    hits = lib.similar("contrastive", limit=5)
+    assert len(hits) == 5 and "contrastive" not in keys(hits)
+    assert keys(hits)[0] == "qian_information"  # the other offline-RL paper
+
+
+def test_filters_combine_with_the_query(lib):
+    hits = lib.search("reinforcement", limit=None, filters=__import__("rlpapers").Filters(topic=("论文",)))
+    assert hits and all(h.paper.topic == "论文检索" for h in hits)
+
+
+# --- the index on disk -------------------------------------------------------------------------
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    stamp = time.time() + 5  # a different mtime even on coarse file systems
+    os.utime(path, (stamp, stamp))
+
+
+def test_index_follows_edits_additions_and_removals(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write(corpus / "a.txt", "Topic A\n\nWe propose ZebraRL, a method for zebra crossings. It works.\n")
+    index = tmp_path / "index"
+    assert keys(Library([corpus], index).search("zebra")) == ["zebrarl"]
+    _write(corpus / "a.txt", "Topic A\n\nWe propose GiraffeRL, a method for giraffes. It works.\n")
+    assert Library([corpus], index).search("zebra") == []
+    assert keys(Library([corpus], index).search("giraffe")) == ["girafferl"]
+    _write(corpus / "b.txt", "Topic B\n\nWe propose OkapiRL, a method for okapis. It works.\n")
+    assert keys(Library([corpus], index).search("okapi")) == ["okapirl"]
+    (corpus / "a.txt").unlink()
+    library = Library([corpus], index)
+    assert library.search("giraffe") == [] and len(library.papers) == 1
+
+
+def test_metadata_edits_reach_the_index(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write(corpus / "a.txt", "Topic\n\nWe propose ZebraRL, a method for zebra crossings. It works.\n")
+    index = tmp_path / "index"
+    assert Library([corpus], index).get("zebrarl").venue == ""
+    _write(corpus / "a.yaml", "zebrarl:\n  venue: NeurIPS\n")
+    assert Library([corpus], index).get("zebrarl").venue == "NeurIPS"
+
+
+def _generation(index: Path) -> Path:
+    return index / (index / "CURRENT").read_text().strip()
+
+
+def test_corrupted_index_is_rebuilt_with_a_notice(tmp_path):
+    index = tmp_path / "index"
+    assert len(Library([SEEDS], index).papers) == 40
+    for path in _generation(index).iterdir():
+        if path.suffix in (".seg", ".toc") or path.name.endswith(".toc"):
+            path.write_bytes(b"garbage" * 10)
+    manifest = _generation(index) / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["files"] = {}
+    manifest.write_text(json.dumps(data))  # force the refresh path to open the broken index
+    with pytest.warns(IndexNotice, match="unreadable|rebuild"):
+        assert len(Library([SEEDS], index).search("entropy")) >= 1
+
+
+def test_truncated_files_and_garbage_manifest_are_rebuilt(tmp_path):
+    index = tmp_path / "index"
+    Library([SEEDS], index).papers
+    (_generation(index) / "manifest.json").write_text("{not json")
+    with pytest.warns(IndexNotice):
+        assert len(Library([SEEDS], index).papers) == 40
+
+
+def test_older_schema_is_rebuilt_with_a_notice(tmp_path):
+    index = tmp_path / "index"
+    Library([SEEDS], index).papers
+    manifest = _generation(index) / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["schema"] = 1
+    manifest.write_text(json.dumps(data))
+    with pytest.warns(IndexNotice, match="another version"):
+        assert len(Library([SEEDS], index).papers) == 40
+    assert json.loads((_generation(index) / "manifest.json").read_text())["schema"] != 1
+
+
+def test_a_killed_build_leaves_the_old_index_usable(tmp_path):
+    index = tmp_path / "index"
+    Library([SEEDS], index).papers
+    half = index / "gen-1-999"
+    half.mkdir()
+    (half / "_MAIN_1.toc").write_bytes(b"partial")
+    assert len(Library([SEEDS], index).search("entropy")) >= 1
+
+
+def test_warm_runs_parse_nothing(tmp_path, monkeypatch):
+    index = tmp_path / "index"
+    Library([SEEDS], index).papers
+    import rlpapers.index.store as store
+
+    monkeypatch.setattr(store, "parse_bytes", lambda *a, **k: pytest.fail("re-parsed an unchanged file"))
+    assert len(Library([SEEDS], index).search("entropy")) >= 1
+
+
+def test_eight_processes_on_a_cold_index_all_succeed(tmp_path):
+    env = dict(os.environ, RLPAPERS_INDEX_DIR=str(tmp_path / "index"), NO_COLOR="1")
+    argv = [sys.executable, "-m", "rlpapers", "search", "entropy", "--format", "ids"]
+    procs = [subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(8)]
+    outputs = [p.communicate(timeout=240) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, [err for _, err in outputs]
+    assert len({out for out, _ in outputs}) == 1
+    assert not any("LockError" in err or "Traceback" in err for _, err in outputs)
+
+
+# --- CLI ---------------------------------------------------------------------------------------
+
+
+def test_cli_search_json_schema():
+    hits = json.loads(run("search", "entropy", "--format", "json").stdout)
+    fields = {"id", "key", "title", "name", "authors", "categories", "topic", "abstract", "source", "score"}
+    assert hits and all(fields <= set(h) for h in hits)
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+
+
+def test_cli_search_table_shows_snippet_without_colour():
+    out = run("search", "entropy", "-f", "table", "--limit", "2", "--scores").stdout
+    assert " 1. zhan_tecrl" in out and "entropy" in out and "\x1b[" not in out
+
+
+def test_cli_search_tsv_limit_all_and_sort():
+    assert len(run("search", "policy", "--limit", "3").stdout.splitlines()) == 3
+    everything = run("search", "policy", "--all", "-f", "ids").stdout.split()
+    assert len(everything) > 10
+    by_key = run("search", "policy", "--all", "--sort", "key", "-f", "tsv").stdout.splitlines()
+    found = [line.split("\t")[1] for line in by_key]
+    assert found == sorted(found)
+
+
+def test_cli_search_filters():
+    out = run("search", "reinforcement", "--author", "Bengio", "-f", "ids").stdout.split()
+    assert len(out) == 1
+
+
+def test_cli_nothing_found_is_exit_1_with_suggestion():
+    result = run("search", "exploraton", code=1)
+    assert result.stdout == "" and 'did you mean "exploration"?' in result.stderr
+
+
+def test_cli_malformed_query_is_exit_2_one_line():
+    result = run("search", '"unbalanced', code=2)
+    assert result.stderr == 'error: invalid query at character 1: unclosed quote: add a closing "\n'
+
+
+def test_cli_similar_stats_and_index_status():
+    assert len(run("similar", "qerl", "-n", "3", "-f", "ids").stdout.split()) == 3
+    stats = json.loads(run("stats", "-f", "json").stdout)
+    assert stats["papers"] == 40 and {t["topic"] for t in stats["topics"]} == {"强化学习", "论文检索"}
+    assert stats["terms"]
+    assert "█" in run("stats", "-f", "table").stdout
+    status = json.loads(run("index", "--status", "-f", "json").stdout)
+    assert status["records"] == 40 and status["files"] == 2
+    rebuilt = json.loads(run("index", "-f", "json").stdout)
+    assert rebuilt["records"] == 40 and rebuilt["path"] != status["path"]
