@@ -298,3 +298,58 @@ def index(
     if not status:
         lib.index.rebuild()
     render.status(lib.status(), fmt_of(format))
+
+
+# --- export ------------------------------------------------------------------------------------
+
+
+@app.command()
+def export(
+    ctx: typer.Context,
+    query: Annotated[list[str] | None, typer.Argument(help="Export the hits of this query (default: every paper).", show_default=False)] = None,
+    format: Annotated[Format, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)] = Format("bibtex"),  # type: ignore[assignment]
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --output file.")] = False,
+    ids: Annotated[str | None, typer.Option("--ids", help="Export the papers whose ids or keys are in this file, one per line ('-' for stdin).")] = None,
+    ascii: Annotated[bool, typer.Option("--ascii", help="bibtex: LaTeX-encode non-ASCII characters for classic BibTeX.")] = False,
+    excel: Annotated[bool, typer.Option("--excel", help="csv: add a BOM and defuse cells that start with = + - @.")] = False,
+    fields: Annotated[str | None, typer.Option("--fields", help="csv: comma-separated columns to write, in order.")] = None,
+    style: Annotated[str | None, typer.Option("--style", help="markdown: 'list' (default) or 'table'.")] = None,
+    category: CategoryOpt = None,
+    author: AuthorOpt = None,
+    topic: TopicOpt = None,
+    source: SourceOpt = None,
+) -> None:
+    """Export papers: all of them, the hits of a query, or those listed with --ids."""
+    from ..exporters import save
+
+    papers = select_for_export(library(ctx), query, ids, filters_of(category, author, topic, source))
+    if not papers:
+        nothing_found()
+    fmt = format.value
+    options = {"ascii": ascii, "excel": excel, "fields": fields.split(",") if fields else None, "style": style}
+    if output is None:
+        render.exported(papers, fmt, options)
+        return
+    save(render.exported_text(papers, fmt, options), output, force)
+    report(f"wrote {len(papers)} paper{'s' if len(papers) != 1 else ''} to {output}", "note")
+
+
+def select_for_export(lib: Any, query: list[str] | None, ids: str | None, filters: Any) -> list[Any]:
+    if ids is not None:
+        refs = read_refs(sys.stdin) if ids == "-" else _read_ref_file(ids)
+        papers = [lib.get(ref) for ref in refs]
+        return filters.apply(papers) if filters else papers
+    if query:
+        return [hit.paper for hit in lib.search(" ".join(query), limit=None, filters=filters or None)]
+    return lib.select(filters or None)
+
+
+def _read_ref_file(path: str) -> list[str]:
+    from ..errors import InputError
+
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            return read_refs(handle)
+    except OSError as error:
+        raise InputError(f"cannot read --ids file {path}: {error.strerror}") from None

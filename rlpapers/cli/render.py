@@ -198,6 +198,22 @@ def snippet_text(hit: Hit) -> Any:
     return text
 
 
+def exported_text(items: Sequence[Paper], fmt: str, options: dict[str, Any]) -> str:
+    """``export``'s output as text: the exporters' formats with options, or a view format."""
+    if fmt in FORMATS:
+        return export(items, fmt, **options)
+    if fmt == "ids":
+        return "".join(f"{p.id}\n" for p in items)
+    return "".join(_tsv(_paper_row(p)) for p in items)
+
+
+def exported(items: Sequence[Paper], fmt: str, options: dict[str, Any]) -> None:
+    if fmt == "table":
+        _papers_table(items)
+    else:
+        emit(exported_text(items, fmt, options))
+
+
 # --- config and stats ---------------------------------------------------------------------------
 
 

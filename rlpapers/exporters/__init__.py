@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from importlib import import_module
+from pathlib import Path
 
 from ..errors import ExportError
 from ..model import Paper
@@ -15,10 +16,18 @@ Exporter = Callable[[Iterable[Paper]], str]
 
 #: format name -> (module, one-line description). The CLI builds its --format choices from this.
 FORMATS: dict[str, tuple[str, str]] = {
+    "bibtex": ("bibtex", "BibTeX @misc entries (UTF-8; --ascii for LaTeX-encoded)"),
+    "csv": ("csv_", "CSV with a header row (--excel, --fields)"),
+    "markdown": ("markdown", "a Markdown reading list (--style table for a table)"),
     "json": ("json_", "JSON array of records (the stable schema)"),
     "jsonl": ("json_", "one JSON record per line"),
     "yaml": ("yaml_", "YAML list of records"),
+    "csljson": ("csljson", "CSL-JSON for Zotero, pandoc and Mendeley"),
+    "ris": ("ris", "RIS for EndNote, Zotero and Mendeley"),
 }
+
+#: Options an exporter takes beyond the papers; others are refused with a clear message.
+OPTIONS: dict[str, set[str]] = {"bibtex": {"ascii"}, "csv": {"excel", "fields"}, "markdown": {"style"}}
 
 
 def get_exporter(name: str) -> Exporter:
@@ -32,6 +41,40 @@ def get_exporter(name: str) -> Exporter:
 
 
 def export(papers: Iterable[Paper], format: str, **options: object) -> str:
-    """Render ``papers`` in ``format``; options are passed to exporters that take them."""
+    """Render ``papers`` in ``format``. Options (``ascii``, ``excel``, ``fields``, ``style``)
+    go to the formats that take them; an option a format does not take is an ``ExportError``."""
     exporter = get_exporter(format)
-    return exporter(papers, **options) if options else exporter(papers)
+    given = {name: value for name, value in options.items() if value not in (None, False)}
+    extra = sorted(set(given) - OPTIONS.get(format, set()))
+    if extra:
+        takers = [f for f, names in OPTIONS.items() if extra[0] in names]
+        raise ExportError(f"--{extra[0]} applies to --format {' or '.join(takers)}, not {format}")
+    return exporter(papers, **given)
+
+
+def save(text: str, path: Path, force: bool = False) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file renamed over it): a failure never
+    leaves a partial file. An existing file is replaced only with ``force``."""
+    import os
+    import tempfile
+
+    if path.is_dir():
+        raise ExportError(f"{path} is a folder; give a file name")
+    if path.exists() and not force:
+        raise ExportError(f"{path} exists; use --force to replace it")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise ExportError(f"cannot write {path}: the folder {folder} does not exist")
+    try:
+        handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as error:
+        raise ExportError(f"cannot write {path}: {error.strerror}") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,51 @@
+"""BibTeX: one ``@misc`` entry per paper, every field valid LaTeX with balanced braces.
+
+``@misc`` because these are abstracts of preprints and papers whose venue we usually do not
+know: it needs no field we lack, classic BibTeX styles and biblatex both print it, and it claims
+nothing (``@unpublished`` would assert the work is unpublished and requires a ``note``). A venue
+from the metadata goes into ``howpublished``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..model import Paper
+from .latex import protect_capitals, to_latex, url_safe
+
+
+def export(papers: Iterable[Paper], ascii: bool = False) -> str:
+    return "\n".join(entry(p, ascii) for p in papers)
+
+
+def entry(paper: Paper, ascii: bool = False) -> str:
+    fields = [
+        ("author", _authors(paper, ascii)),
+        ("title", protect_capitals(to_latex(paper.title, ascii))),
+        ("year", str(paper.year) if paper.year else ""),
+        ("howpublished", to_latex(paper.venue, ascii)),
+        ("doi", url_safe(paper.doi)),
+        ("url", url_safe(paper.first_link)),
+        ("keywords", to_latex(", ".join(_keywords(paper)), ascii)),
+        ("abstract", to_latex(paper.abstract, ascii)),
+        ("note", to_latex(_note(paper), ascii)),
+    ]
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
+    return f"@misc{{{paper.key},\n{body}\n}}\n"
+
+
+def _authors(paper: Paper, ascii: bool) -> str:
+    names = [to_latex(name, ascii) for name in paper.authors]
+    names = ["{" + n + "}" if " and " in n.lower() else n for n in names]
+    if paper.authors_truncated:
+        names.append("others")
+    return " and ".join(names)
+
+
+def _keywords(paper: Paper) -> list[str]:
+    return list(dict.fromkeys([*paper.categories, *paper.tags, *([paper.topic] if paper.topic else [])]))
+
+
+def _note(paper: Paper) -> str:
+    where = "Abstract from " + ", ".join(paper.sources or (f"{paper.source}:{paper.line}",))
+    return f"{paper.note}. {where}" if paper.note else where

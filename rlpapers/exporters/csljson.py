@@ -1,0 +1,50 @@
+"""CSL-JSON, as Zotero, pandoc/citeproc and Mendeley import it.
+
+Type ``article`` is CSL's type for preprints and other articles outside a journal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ..model import Paper
+from ..parse.names import strip_markup
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def export(papers: Iterable[Paper]) -> str:
+    return json.dumps([item(p) for p in papers], ensure_ascii=False, indent=2) + "\n"
+
+
+def item(paper: Paper) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": paper.key,
+        "type": "article",
+        "title": strip_markup(paper.title),
+        "author": [_name(a) for a in paper.authors],
+        "abstract": paper.abstract,
+    }
+    keywords = [*paper.categories, *paper.tags, *([paper.topic] if paper.topic else [])]
+    optional = {
+        "keyword": ", ".join(dict.fromkeys(keywords)),
+        "URL": paper.first_link,
+        "DOI": paper.doi,
+        "container-title": paper.venue,
+        "note": paper.note,
+        "issued": {"date-parts": [[paper.year]]} if paper.year else None,
+    }
+    data.update({k: v for k, v in optional.items() if v})
+    if paper.authors_truncated:
+        data["author"].append({"literal": "others"})
+    return data
+
+
+def _name(author: str) -> dict[str, str]:
+    words = author.split()
+    if len(words) < 2 or _CJK.search(author):
+        return {"literal": author}
+    return {"family": words[-1], "given": " ".join(words[:-1])}

@@ -1,0 +1,50 @@
+"""CSV (RFC 4180 via the csv module, UTF-8), one row per paper, in a fixed column order.
+
+``excel=True`` writes a BOM (Excel otherwise reads UTF-8 as a legacy code page and garbles the
+Chinese topics) and defuses cells that Excel would run as formulas (CSV injection).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+
+from ..errors import ExportError
+from ..model import Paper
+
+COLUMNS = ("id", "key", "title", "name", "authors", "categories", "topic", "source", "abstract", "links")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def export(papers: Iterable[Paper], excel: bool = False, fields: Sequence[str] | None = None) -> str:
+    columns = check_fields(fields) if fields else COLUMNS
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(columns)
+    for paper in papers:
+        row = [cell(paper, column) for column in columns]
+        writer.writerow([_defuse(value) for value in row] if excel else row)
+    return ("\ufeff" if excel else "") + out.getvalue()
+
+
+def check_fields(fields: Sequence[str]) -> tuple[str, ...]:
+    chosen = tuple(f.strip() for f in fields if f.strip())
+    unknown = [f for f in chosen if f not in COLUMNS]
+    if unknown or not chosen:
+        raise ExportError(f"unknown CSV field {unknown[0] if unknown else ''!r}; fields: {', '.join(COLUMNS)}")
+    return chosen
+
+
+def cell(paper: Paper, column: str) -> str:
+    if column == "authors":
+        return "; ".join(paper.authors) + ("; et al." if paper.authors_truncated else "")
+    if column == "categories":
+        return "; ".join(paper.categories)
+    if column == "links":
+        return " ".join(paper.links)
+    return str(getattr(paper, column))
+
+
+def _defuse(value: str) -> str:
+    return "'" + value if value.startswith(_FORMULA_START) else value

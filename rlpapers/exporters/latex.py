@@ -1,0 +1,165 @@
+"""Abstract text to valid LaTeX for BibTeX fields, without losing what is already LaTeX.
+
+The abstracts mix three things: valid LaTeX (``$\\tilde{O}(d^2)$``, ``\\%``, ``\\textbf{..}``),
+markdown emphasis (``**AlphaSAGE**``, ``*Stratified GRPO*``) and bare characters that LaTeX
+treats as special (``35%``, ``R&D``, ``#1``, ``snake_case``, ``~``). The rules:
+
+- math (``$..$``, ``$$..$$``, ``\\(..\\)``, ``\\[..\\]``) is kept as written, except a bare ``%``;
+- a backslash command (``\\emph``) or escape (``\\%``) is kept; any other backslash is spelled out;
+- markdown emphasis becomes ``\\textbf{}`` / ``\\emph{}``;
+- bare ``% & # _`` are escaped, ``~ ^`` spelled out, a lone ``$`` escaped;
+- braces that do not pair up are escaped, so every field is balanced and a bare ``%`` can never
+  comment out the rest of an entry.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MATH = re.compile(r"\$\$.+?\$\$|(?<!\\)\$(?:[^$\\]|\\.)+?\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
+_MD_STRONG_EM = re.compile(r"\*\*\*(?=\S)(.+?)(?<=\S)\*\*\*")
+_MD_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\w_])__(?=\S)(.+?)(?<=\S)__(?![\w_])")
+_MD_EM = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![\w*])")
+_TEXT_SPECIALS = {"%": r"\%", "&": r"\&", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "$": r"\$"}
+
+
+def to_latex(text: str, ascii_only: bool = False) -> str:
+    """``text`` as a LaTeX string that is safe inside a braced BibTeX field."""
+    out = []
+    position = 0
+    for match in _MATH.finditer(text):
+        out.append(balance(_text_part(text[position : match.start()], ascii_only)))
+        math = re.sub(r"(?<!\\)%", r"\%", match.group(0))
+        out.append(balance(_encode_non_ascii(math) if ascii_only else math, math=True))
+        position = match.end()
+    out.append(balance(_text_part(text[position:], ascii_only)))
+    return "".join(out)
+
+
+def _text_part(text: str, ascii_only: bool) -> str:
+    text = _markdown_to_latex(text)
+    out = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            token, i = _backslash(text, i)
+            out.append(token)
+            continue
+        out.append(_TEXT_SPECIALS.get(char, char))
+        i += 1
+    joined = "".join(out)
+    return _encode_non_ascii(joined) if ascii_only else joined
+
+
+def _backslash(text: str, i: int) -> tuple[str, int]:
+    """A LaTeX command or escape starting at ``text[i]`` kept whole, or a spelled-out backslash."""
+    command = re.match(r"\\[A-Za-z]+\*?", text[i:])
+    if command:
+        return command.group(0), i + command.end()
+    if i + 1 < len(text) and text[i + 1] in "%&#_{}$~^ ,;:!'\"`=.-":
+        return text[i : i + 2], i + 2
+    return r"\textbackslash{}", i + 1
+
+
+def _markdown_to_latex(text: str) -> str:
+    text = _MD_STRONG_EM.sub(lambda m: r"\textbf{\emph{" + m.group(1) + "}}", text)
+    text = _MD_STRONG.sub(lambda m: r"\textbf{" + (m.group(1) or m.group(2)) + "}", text)
+    return _MD_EM.sub(lambda m: r"\emph{" + m.group(1) + "}", text)
+
+
+def _encode_non_ascii(text: str) -> str:
+    if text.isascii():
+        return text
+    from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+    encoder = UnicodeToLatexEncoder(
+        non_ascii_only=True,
+        unknown_char_policy="keep",
+        unknown_char_warning=False,
+        replacement_latex_protection="braces-all",
+    )
+    return encoder.unicode_to_latex(text)
+
+
+_LITERAL = {
+    False: {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"},
+    True: {"{": r"\lbrace{}", "}": r"\rbrace{}"},
+}
+
+
+def balance(text: str, math: bool = False) -> str:
+    """Make every brace pair up, as BibTeX counts them (it ignores backslashes).
+
+    A grouping brace with no partner, and an escaped brace ``\\{`` with no escaped partner,
+    become ``\\textbraceleft{}`` (``\\lbrace{}`` in math) and friends. Grouping braces and
+    escaped pairs that match are kept as written.
+    """
+    grouping, escaped = _unmatched(text)
+    bad = grouping | escaped
+    if not bad:
+        return text
+    out = []
+    i = 0
+    while i < len(text):
+        if i in bad:
+            if i in escaped:
+                out.pop()  # drop the backslash already copied
+            out.append(_LITERAL[math][text[i]])
+        else:
+            out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def _unmatched(text: str) -> tuple[set[int], set[int]]:
+    """Positions of unmatched grouping braces and of unmatched escaped braces."""
+    stacks: dict[bool, list[int]] = {False: [], True: []}
+    unmatched: dict[bool, set[int]] = {False: set(), True: set()}
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text):
+            if text[i + 1] in "{}":
+                _match(stacks[True], unmatched[True], text[i + 1], i + 1)
+            i += 2
+            continue
+        if char in "{}":
+            _match(stacks[False], unmatched[False], char, i)
+        i += 1
+    unmatched[False].update(stacks[False])
+    unmatched[True].update(stacks[True])
+    return unmatched[False], unmatched[True]
+
+
+def _match(stack: list[int], unmatched: set[int], char: str, position: int) -> None:
+    if char == "{":
+        stack.append(position)
+    elif stack:
+        stack.pop()
+    else:
+        unmatched.add(position)
+
+
+def url_safe(value: str) -> str:
+    """A URL or DOI for a verbatim field: braces percent-encoded, nothing else touched."""
+    return value.replace("{", "%7B").replace("}", "%7D")
+
+
+def protect_capitals(title: str) -> str:
+    """Brace words whose capitals a BibTeX style must not lower-case: ``{QeRL}``, ``{LLMs}``."""
+    def guard(match: re.Match[str]) -> str:
+        word = match.group(0)
+        inner = word[1:]
+        if any(c.isupper() for c in inner) or (word[0].isupper() and any(c.isdigit() for c in word)):
+            return "{" + word + "}"
+        return word
+
+    parts = []
+    position = 0
+    for math in _MATH.finditer(title):
+        parts.append(re.sub(r"(?<![\\\w])[A-Za-z][\w\-]*[A-Za-z0-9]", guard, title[position : math.start()]))
+        parts.append("{" + math.group(0) + "}")
+        position = math.end()
+    parts.append(re.sub(r"(?<![\\\w])[A-Za-z][\w\-]*[A-Za-z0-9]", guard, title[position:]))
+    return "".join(parts)

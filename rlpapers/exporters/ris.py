@@ -1,0 +1,32 @@
+"""RIS (EndNote, Zotero, Mendeley): ``TY  - GEN`` records, the generic type, like BibTeX @misc."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..model import Paper
+from ..parse.names import strip_markup
+
+
+def export(papers: Iterable[Paper]) -> str:
+    return "".join(record(p) for p in papers)
+
+
+def record(paper: Paper) -> str:
+    lines = [("TY", "GEN"), ("ID", paper.key), ("TI", strip_markup(paper.title))]
+    lines += [("AU", author) for author in paper.authors]
+    if paper.authors_truncated:
+        lines.append(("AU", "others"))
+    lines += [("PY", str(paper.year))] if paper.year else []
+    lines += [("T2", paper.venue)] if paper.venue else []
+    lines.append(("AB", paper.abstract))
+    lines += [("KW", kw) for kw in dict.fromkeys([*paper.categories, *paper.tags, paper.topic]) if kw]
+    lines += [("UR", paper.first_link)] if paper.first_link else []
+    lines += [("DO", paper.doi)] if paper.doi else []
+    lines += [("N1", paper.note)] if paper.note else []
+    lines.append(("ER", ""))
+    return "".join(f"{tag}  - {_one_line(value)}\n" for tag, value in lines) + "\n"
+
+
+def _one_line(value: str) -> str:
+    return " ".join(value.split())

@@ -1,0 +1,291 @@
+"""Exporters: golden files, round trips through independent readers, safe output, pipelines."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+import bibtexparser
+import pybtex.database
+import pytest
+import yaml
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from pylatexenc.latex2text import LatexNodes2Text
+
+from rlpapers import export, load_corpus
+from rlpapers.errors import ExportError
+from rlpapers.exporters import FORMATS, save
+from rlpapers.exporters.latex import balance, to_latex
+from rlpapers.model import Paper
+
+from .conftest import DATA, SEEDS, run
+
+GOLDEN = DATA / "export"
+EXTENSIONS = {"bibtex": "bib", "csv": "csv", "markdown": "md", "json": "json", "jsonl": "jsonl",
+              "yaml": "yaml", "csljson": "csl.json", "ris": "ris"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def papers():
+    return list(load_corpus([SEEDS]).papers)
+
+
+def words(text: str) -> set[str]:
+    """Words of three or more letters outside math, markup removed: what a reader must keep."""
+    text = re.sub(r"\$[^$]*\$", " ", text.replace("*", ""))
+    text = re.sub(r"\\[A-Za-z]+", " ", text)
+    text = re.sub(r"https?://\S+", " ", text)
+    return set(re.findall(r"[A-Za-z]{3,}", text))
+
+
+# --- golden files ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", list(EXTENSIONS))
+def test_export_golden(papers, fmt):
+    path = GOLDEN / f"seeds.{EXTENSIONS[fmt]}"
+    got = export(papers, fmt)
+    if os.environ.get("RLPAPERS_REGEN"):
+        path.write_bytes(got.encode("utf-8"))
+    assert got == path.read_bytes().decode("utf-8")
+
+
+def test_every_format_has_a_golden_file():
+    assert set(EXTENSIONS) == set(FORMATS)
+
+
+def test_output_is_deterministic(papers):
+    for fmt in FORMATS:
+        assert export(papers, fmt) == export(list(papers), fmt)
+
+
+def test_unknown_format_lists_the_known_ones(papers):
+    with pytest.raises(ExportError, match="known formats: bibtex, csv"):
+        export(papers, "docx")
+
+
+# --- BibTeX ------------------------------------------------------------------------------------
+
+
+def test_bibtex_reads_back_in_bibtexparser_and_pybtex(papers):
+    text = export(papers, "bibtex")
+    library = bibtexparser.parse_string(text)
+    assert len(library.entries) == 40 and not library.failed_blocks
+    assert [e.key for e in library.entries] == [p.key for p in papers]
+    assert len(pybtex.database.parse_string(text, "bibtex").entries) == 40
+
+
+def test_bibtex_keeps_every_abstract_word(papers):
+    decode = LatexNodes2Text().latex_to_text
+    entries = {e.key: e for e in bibtexparser.parse_string(export(papers, "bibtex")).entries}
+    for paper in papers:
+        fields = entries[paper.key].fields_dict
+        missing = words(paper.abstract) - words(decode(fields["abstract"].value))
+        assert not missing, (paper.key, sorted(missing)[:5])
+        assert "note" in fields  # nothing after the abstract was swallowed
+
+
+def test_bibtex_fields(papers):
+    by_key = {p.key: p for p in papers}
+    entry = export([by_key["song_irpm"]], "bibtex")
+    assert entry.startswith("@misc{song_irpm,\n")
+    assert " and others}" in entry  # the author line ended in 等
+    assert "title = {{IRPM}: Intergroup Relative Preference Modeling}" in entry
+    assert "keywords = {Deep Learning, Large Language Models, 论文检索}" in entry
+    assert "\\textbf{AlphaSAGE}" in export([by_key["alphasage"]], "bibtex")
+
+
+def test_bibtex_escaping_rules():
+    assert to_latex("35% of R&D #1 a_b ~x") == r"35\% of R\&D \#1 a\_b \textasciitilde{}x"
+    assert to_latex(r"kept: $\tilde{O}(d^2)$, 0.07\%, \textbf{bold}") == r"kept: $\tilde{O}(d^2)$, 0.07\%, \textbf{bold}"
+    assert to_latex("**Bold** and *it*") == r"\textbf{Bold} and \emph{it}"
+    assert to_latex("a } b { c") == r"a \textbraceright{} b \textbraceleft{} c"
+    assert to_latex(r"set $\{x\}$ and \{ alone") == r"set $\{x\}$ and \textbraceleft{} alone"
+    assert to_latex("a \\\\ b \\") == r"a \textbackslash{}\ b \textbackslash{}"  # a stray \ is spelled out
+    assert to_latex("costs $5 only") == r"costs \$5 only"
+    assert to_latex("Aichmüller", ascii_only=True) == r'Aichm{\"u}ller'
+
+
+def test_bibtex_ascii_mode_is_pure_ascii_except_cjk(papers):
+    text = export(papers, "bibtex", ascii=True)
+    assert all(ord(c) < 128 or "\u3400" <= c <= "\u9fff" for c in text)
+    assert not bibtexparser.parse_string(text).failed_blocks
+
+
+def test_metadata_fields_reach_bibtex():
+    paper = Paper(id="x", abstract="A text.", key="k", title="T", year=2025, venue="ICLR", doi="10.1/x", note="Oral")
+    entry = export([paper], "bibtex")
+    assert "year = {2025}" in entry and "howpublished = {ICLR}" in entry and "doi = {10.1/x}" in entry
+    assert "note = {Oral. Abstract from :0}" in entry or "note = {Oral." in entry
+
+
+SPECIALS = st.text(alphabet=st.sampled_from(list("abc XYZ09%&#_{}$\\~^.,")), max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SPECIALS)
+def test_random_specials_survive_a_bibtex_round_trip(text):
+    paper = Paper(id="x", abstract=text or "x", key="key", title=text or "t", note="after")
+    bib = export([paper], "bibtex")
+    library = bibtexparser.parse_string(bib)
+    assert not library.failed_blocks and len(library.entries) == 1
+    fields = library.entries[0].fields_dict
+    assert fields["note"].value == "Abstract from :0" or fields["note"].value.startswith("after")
+    assert balance(fields["abstract"].value) == fields["abstract"].value
+    assert len(pybtex.database.parse_string(bib, "bibtex").entries) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("abc XYZ%&#_~^.,")), min_size=1, max_size=60))
+def test_plain_specials_read_back_as_themselves(text):
+    assume(not re.search(r"__\S", text))  # markdown bold, converted on purpose
+    rendered = LatexNodes2Text().latex_to_text(to_latex(text)).replace("ˆ", "^")
+    assert " ".join(rendered.split()) == " ".join(text.split())
+
+
+# --- CSV, Markdown, JSON, YAML, CSL-JSON, RIS --------------------------------------------------
+
+
+def test_csv_reads_back_with_the_csv_module(papers):
+    rows = list(csv.DictReader(io.StringIO(export(papers, "csv"), newline="")))
+    assert list(rows[0]) == ["id", "key", "title", "name", "authors", "categories", "topic", "source", "abstract", "links"]
+    assert [r["abstract"] for r in rows] == [p.abstract for p in papers]
+    assert rows[20]["authors"].split("; ")[0] == papers[20].authors[0]
+
+
+def test_csv_excel_bom_and_formula_defusing():
+    paper = Paper(id="x", abstract="=HYPERLINK(\"http://evil\")", key="k", title="+cmd", topic="强化学习")
+    text = export([paper], "csv", excel=True)
+    assert text.startswith("\ufeff")
+    row = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))[0]
+    assert row["abstract"].startswith("'=") and row["title"] == "'+cmd" and row["topic"] == "强化学习"
+
+
+def test_csv_fields_pick_columns(papers):
+    text = export(papers[:2], "csv", fields=["key", "title"])
+    assert text.splitlines()[0] == "key,title"
+    with pytest.raises(ExportError, match="unknown CSV field 'colour'"):
+        export(papers, "csv", fields=["colour"])
+
+
+def test_markdown_reads_back_with_a_commonmark_parser(papers):
+    md = MarkdownIt("commonmark")
+    tokens = md.parse(export(papers, "markdown"))
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h2"]
+    assert len(headings) == 40
+    rendered = md.render(export(papers, "markdown"))
+    for paper in papers:
+        assert words(paper.abstract) <= words(re.sub(r"<[^>]+>", " ", rendered))
+
+
+def test_markdown_table_escapes_pipes_and_newlines():
+    paper = Paper(id="x", abstract="a", key="k", title="A | B\nC", authors=("X|Y",))
+    table = MarkdownIt("commonmark").enable("table").parse(export([paper], "markdown", style="table"))
+    cells = [t.content for t in table if t.type == "inline"]
+    assert cells[4:8] == ["`k`", "A | B C", "X|Y", ""]  # escaped pipes stay inside their cells
+
+
+def test_json_yaml_and_jsonl_round_trip(papers):
+    as_json = json.loads(export(papers, "json"))
+    assert as_json == yaml.safe_load(export(papers, "yaml"))
+    assert as_json == [json.loads(line) for line in export(papers, "jsonl").splitlines()]
+    assert [Paper.from_dict(r) for r in as_json] == papers
+    assert "强化学习" in export(papers, "yaml")  # unicode kept, not \u escapes
+
+
+def test_csljson_and_ris(papers):
+    items = json.loads(export(papers, "csljson"))
+    assert len(items) == 40 and all(i["type"] == "article" and i["title"] for i in items)
+    with_authors = next(i for i in items if i["author"])
+    assert "family" in with_authors["author"][0]
+    ris = export(papers, "ris")
+    assert ris.count("TY  - GEN") == 40 and ris.count("ER  -") == 40
+    assert all(len(line) > 5 and line[2:6] == "  - " for line in ris.splitlines() if line)
+
+
+def test_option_for_another_format_is_an_error(papers):
+    with pytest.raises(ExportError, match="--excel applies to --format csv"):
+        export(papers, "bibtex", excel=True)
+
+
+# --- safe output -------------------------------------------------------------------------------
+
+
+def test_save_is_atomic_and_refuses_to_overwrite(tmp_path):
+    target = tmp_path / "out.bib"
+    save("one", target)
+    with pytest.raises(ExportError, match="exists; use --force"):
+        save("two", target)
+    save("two", target, force=True)
+    assert target.read_text() == "two"
+    with pytest.raises(ExportError, match="does not exist"):
+        save("x", tmp_path / "missing" / "out.bib")
+    assert [p.name for p in tmp_path.iterdir()] == ["out.bib"]
+
+
+def test_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
+    target = tmp_path / "out.bib"
+    target.write_text("old")
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError):
+        save("new", target, force=True)
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["out.bib"]
+
+
+# --- CLI ---------------------------------------------------------------------------------------
+
+
+def test_cli_export_all_and_query():
+    assert run("export").stdout.count("@misc{") == 40
+    assert run("export", "entropy", "-f", "ids").stdout.split()[0] == run("search", "entropy", "-f", "ids").stdout.split()[0]
+    assert run("export", "nosuchwordanywhere", code=1).stdout == ""
+
+
+def test_cli_export_ids_from_stdin_and_file(tmp_path):
+    ids = run("search", "entropy", "-f", "ids").stdout
+    bib = run("export", "--format", "bibtex", "--ids", "-", input=ids).stdout
+    assert bib.count("@misc{") == len(ids.split())
+    listing = tmp_path / "keys.txt"
+    listing.write_text("# my reading list\nqerl\n\npcl\n")
+    assert run("export", "--ids", listing, "-f", "ids").stdout.count("\n") == 2
+    assert "nosuch" in run("export", "--ids", "-", input="nosuch\n", code=1).stderr
+
+
+def test_cli_export_output_file(tmp_path):
+    target = tmp_path / "refs.bib"
+    result = run("export", "-o", target)
+    assert "wrote 40 papers" in result.stderr and target.read_text().count("@misc{") == 40
+    assert "exists" in run("export", "-o", target, code=2).stderr
+    run("export", "-o", target, "--force", "-f", "csv")
+    assert target.read_text().startswith("id,key,title")
+    assert "does not exist" in run("export", "-o", tmp_path / "no" / "x.bib", code=2).stderr
+
+
+def test_cli_export_wrong_option_is_exit_2():
+    assert "--ascii applies to --format bibtex" in run("export", "-f", "csv", "--ascii", code=2).stderr
+
+
+def test_list_and_search_accept_export_formats():
+    assert run("list", "-f", "bibtex").stdout.count("@misc{") == 40
+    assert run("search", "entropy", "-f", "ris").stdout.count("TY  - GEN") >= 1
+
+
+def test_shell_pipeline_search_to_bibtex(tmp_path):
+    env = dict(os.environ, NO_COLOR="1")
+    rl = f"'{sys.executable}' -m rlpapers"
+    pipeline = f"{rl} search entropy --format ids | {rl} export --format bibtex --ids -"
+    proc = subprocess.run(pipeline, shell=True, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    library = bibtexparser.parse_string(proc.stdout)
+    assert len(library.entries) >= 3 and not library.failed_blocks
