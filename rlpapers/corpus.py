@@ -8,11 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from .errors import CorpusError, NotFoundError, ParseError, ParseWarning
-from .metadata import Override, read_overrides, sidecars
 from .model import Paper
-from .parse import parse_file
-from .parse.roles import PARTICLES
+
+if TYPE_CHECKING:
+    from .metadata import Override
 
 _KEY_STOP = {
     "a", "an", "the", "of", "for", "and", "in", "on", "to", "with", "via", "by", "from", "towards",
@@ -53,6 +55,9 @@ def load_corpus(paths: Iterable[Path | str] | None = None) -> Corpus:
 
     if paths is None:
         paths = resolve().corpus
+    from .metadata import sidecars
+    from .parse import parse_file
+
     files = corpus_files(Path(p) for p in paths)
     parsed = [paper for file in files for paper in parse_file(file)]
     return Corpus(tuple(files), tuple(finish(parsed, sidecars(files))))
@@ -60,6 +65,8 @@ def load_corpus(paths: Iterable[Path | str] | None = None) -> Corpus:
 
 def finish(papers: list[Paper], metadata_files: Iterable[Path] = ()) -> list[Paper]:
     """Deduplicate, assign citation keys, then apply metadata overrides."""
+    from .metadata import read_overrides
+
     papers = assign_keys(deduplicate(papers))
     overrides = [o for path in metadata_files for o in read_overrides(path)]
     return apply_overrides(papers, overrides)
@@ -120,6 +127,8 @@ def base_key(paper: Paper) -> str:
 
 
 def surname_of(author: str) -> str:
+    from .parse.text import PARTICLES
+
     words = author.replace(",", " ").split()
     if not words:
         return ""

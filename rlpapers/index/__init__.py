@@ -9,7 +9,11 @@ plain words, papers that contain them as a phrase, or close together, get a bonu
 
 from __future__ import annotations
 
-import re
+from ._lightimport import import_whoosh
+
+import_whoosh()  # before any other Whoosh import: see _lightimport
+
+import re  # noqa: E402
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path

@@ -13,14 +13,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import groupby
 from typing import Any
 
 from whoosh.analysis import Filter, StopFilter, Token, Tokenizer
 from whoosh.analysis.filters import LowercaseFilter
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_TOKENS = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?")
-_CJK_CHAR = re.compile(rf"[{_CJK}]")
+_TOKENS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+# CJK ideographs, kana and hangul. Checked with comparisons, not a regex class: compiling a class
+# over these ranges costs milliseconds on every start.
+_CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF))
+
+
+def is_cjk(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in _CJK_RANGES)
 
 
 class WordTokenizer(Tokenizer):
@@ -65,13 +72,20 @@ class WordTokenizer(Tokenizer):
 def _pieces(value: str) -> Any:
     for match in _TOKENS.finditer(value):
         text, start = match.group(0), match.start()
-        if _CJK_CHAR.match(text):
-            if len(text) == 1:
-                yield text, start, start + 1
-            for i in range(len(text) - 1):
-                yield text[i : i + 2], start + i, start + i + 2
-        else:
+        if text.isascii() or not any(is_cjk(c) for c in text):
             yield text, start, match.end()
+            continue
+        for cjk, run in groupby(enumerate(text), key=lambda item: is_cjk(item[1])):
+            run = list(run)
+            first, last = start + run[0][0], start + run[-1][0] + 1
+            chars = "".join(c for _, c in run)
+            if not cjk:
+                yield chars, first, last
+            elif len(chars) == 1:
+                yield chars, first, last
+            else:
+                for i in range(len(chars) - 1):
+                    yield chars[i : i + 2], first + i, first + i + 2
 
 
 class AcronymPluralFilter(Filter):

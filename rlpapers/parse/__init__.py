@@ -20,9 +20,10 @@ from pathlib import Path
 from ..errors import ParseError, ParseWarning
 from ..model import Paper
 from .blocks import Block, join_lines, split_blocks, vocabulary
-from .names import derive_title
-from .roles import Role, classify, split_authors, split_categories
 from .text import clean, decode
+
+# names and roles compile many patterns; they are imported when a file is actually parsed, so
+# that a warm run (which parses nothing) does not pay for them.
 
 __all__ = ["PARSER_VERSION", "parse_bytes", "parse_file", "parse_text", "paper_id", "normalise"]
 
@@ -61,6 +62,8 @@ def parse_text(text: str, source: str = "<text>") -> list[Paper]:
 
 
 def _assemble(blocks: list[Block], vocab: set[str], source: str) -> list[Paper]:
+    from .roles import Role, classify, split_authors, split_categories
+
     papers: list[Paper] = []
     topic = ""
     categories: tuple[str, ...] = ()
@@ -101,6 +104,8 @@ def _paper(
     categories: tuple[str, ...],
     authors: tuple[tuple[str, ...], bool] | None,
 ) -> Paper:
+    from .names import derive_title
+
     name, title = derive_title(abstract)
     names, truncated = authors if authors else ((), False)
     return Paper(

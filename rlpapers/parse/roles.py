@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from .text import PARTICLES
+
 
 class Role(str, Enum):
     HEADER = "header"
@@ -19,10 +21,6 @@ class Role(str, Enum):
 _CATEGORY_SEP = re.compile(r"\s*[·•]\s*|\s+>\s+|\s+\|\s+")
 _ET_AL = re.compile(r"(?:[,，、]?\s*(?:等(?:人)?|et\.?\s+al\.?|and\s+others|…|\.\.\.))\s*$", re.I)
 _NAME_SPLIT = re.compile(r"\s*[,，、;；]\s*|\s+and\s+|\s*&\s*")
-PARTICLES = {
-    "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "dos", "das", "le",
-    "la", "bin", "ibn", "al", "el", "y", "zu", "ter", "ten", "st",
-}  # fmt: skip
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 _NAME_WORD = re.compile(r"^(?:[A-Z]\.?(?:-[A-Z]\.?)?|[^\W\d_][\w'’.\-]*)$")

@@ -11,6 +11,11 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 # C0/C1 controls other than tab and the newline family; they come from PDF copy-paste.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x84\x86-\x9f]")
 _HIGH_RUN = re.compile(rb"[\x80-\xff]+")
+#: Lower-case name particles that belong to a surname ("van der Berg", "de la Cruz").
+PARTICLES = {
+    "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "dos", "das", "le",
+    "la", "bin", "ibn", "al", "el", "y", "zu", "ter", "ten", "st",
+}  # fmt: skip
 
 
 def decode(data: bytes, source: str = "") -> str:

@@ -1,0 +1,67 @@
+"""Keep Whoosh's import from loading modules that search never uses.
+
+``whoosh.compat`` imports ``urllib.request`` (for a download helper) and ``whoosh.reading``
+imports the ``cached_property`` package, which imports ``asyncio``: together about 35 ms of every
+``rlpapers search``, for code that never runs. While Whoosh is imported, those names resolve to
+stand-ins that load the real module on first attribute access; afterwards the stand-ins are taken
+out of ``sys.modules``, so any later ``import asyncio`` gets the real module. Modules a process has
+already imported are left alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+DEFERRED = ("asyncio", "urllib.request")
+
+
+class _Deferred(types.ModuleType):
+    """A module that becomes the real one the first time any attribute is read."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):  # the import system probing (__path__, __spec__, …)
+            raise AttributeError(attr)
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        real = importlib.import_module(self.__name__)
+        return getattr(real, attr)
+
+
+def _urlretrieve(*args: Any, **kwargs: Any) -> Any:
+    from urllib.request import urlretrieve
+
+    return urlretrieve(*args, **kwargs)
+
+
+@contextmanager
+def deferred_imports() -> Iterator[None]:
+    stand_ins = {}
+    for name in DEFERRED:
+        if name not in sys.modules:
+            stand_ins[name] = _Deferred(name)
+    if "urllib.request" in stand_ins:
+        stand_ins["urllib.request"].urlretrieve = _urlretrieve  # imported by name at import time
+    if "asyncio" in stand_ins:  # cached_property asks this on first use; the answer is inspect's
+        stand_ins["asyncio"].iscoroutinefunction = inspect.iscoroutinefunction
+    sys.modules.update(stand_ins)
+    try:
+        yield
+    finally:
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+
+
+def import_whoosh() -> None:
+    """Import the Whoosh modules rlpapers uses, without their unused heavy dependencies."""
+    with deferred_imports():
+        import whoosh.fields  # noqa: F401
+        import whoosh.filedb.filestore  # noqa: F401
+        import whoosh.index  # noqa: F401
+        import whoosh.reading  # noqa: F401
