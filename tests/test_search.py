@@ -125,6 +125,11 @@ def test_malformed_queries_say_what_and_where(lib, query, position, words):
     assert info.value.position == position and words in str(info.value)
 
 
+def test_phrase_in_a_field_without_positions_is_a_query_error(lib):
+    with pytest.raises(QueryError, match="no positions"):
+        lib.search('source:"000 eda"')
+
+
 def test_empty_query_is_an_error(lib):
     with pytest.raises(QueryError, match="empty"):
         lib.search("   ")

@@ -117,7 +117,12 @@ class Index:
         parsed, lexemes = parse(query, self.opened.ix.schema)
         boosted = self._with_proximity(parsed, lexemes)
         fetch = None if (filters or sort != "score" or limit is None) else limit
-        results = self.searcher.search(boosted, limit=fetch)
+        from whoosh.query.qcore import QueryError as WhooshQueryError
+
+        try:
+            results = self.searcher.search(boosted, limit=fetch)
+        except WhooshQueryError as error:  # e.g. a phrase in a field that keeps no positions
+            raise QueryError(str(error), query, None) from None
         terms = query_terms(parsed, self.searcher.reader())
         hits = []
         for result in results:
@@ -144,17 +149,17 @@ class Index:
         return Or([parsed, *extra]) if extra else parsed
 
     def suggest(self, query: str) -> str | None:
-        """``query`` with unknown words replaced by the closest indexed words, or None."""
+        """``query`` with unknown words replaced by the closest corpus words, or None."""
         from .query import lex
 
-        reader = self.searcher.reader()
+        vocab = self.store.vocabulary()
         changed = False
         out = query
         for lexeme in reversed([lx for lx in lex(query) if lx.kind == "word"]):
             word = lexeme.text.lower()
-            if not re.fullmatch(r"[a-z][a-z\-']{2,}", word) or reader.doc_frequency("spell", word):
+            if not re.fullmatch(r"[a-z][a-z\-']{2,}", word) or word in vocab:
                 continue
-            best = _closest(reader, word)
+            best = _closest(vocab, word)
             if best:
                 out = out[: lexeme.pos] + best + out[lexeme.pos + len(lexeme.text) :]
                 changed = True
@@ -177,21 +182,35 @@ class Index:
     # --- statistics ---------------------------------------------------------------------------
 
     def distinctive_terms(self, number: int = 20) -> list[tuple[str, float]]:
+        """The abstracts' most distinctive terms (tf-idf), each shown as its commonest spelling."""
+        from .analysis import stem_words
+
         reader = self.searcher.reader()
-        terms = reader.most_distinctive_terms("spell", number=number * 3)
+        stems = reader.most_distinctive_terms("abstract", number=number * 3)
+        vocab = self.store.vocabulary()
+        spelled: dict[str, tuple[int, str]] = {}
+        words = [w for w, c in vocab.items() if c > 1]
+        for word, stem in zip(words, stem_words(words), strict=True):
+            if vocab[word] > spelled.get(stem, (0, ""))[0]:
+                spelled[stem] = (vocab[word], word)
         out = []
-        for score, term in terms:
+        for score, term in stems:
             text = term.decode("utf-8") if isinstance(term, bytes) else term
             if len(text) > 2 and not text.isdigit():
-                out.append((text, float(score)))
+                out.append((spelled.get(text, (0, text))[1], float(score)))
         return out[:number]
 
 
-def _closest(reader: Any, word: str) -> str | None:
-    candidates = set(reader.terms_within("spell", word, 2, prefix=1))
-    if not candidates:
-        return None
-    return max(sorted(candidates), key=lambda c: (-_distance(word, c), reader.doc_frequency("spell", c)))
+def _closest(vocab: dict[str, int], word: str) -> str | None:
+    """The commonest corpus word within two edits of ``word`` (same first letter), or None."""
+    best: tuple[int, int, str] | None = None
+    for candidate, count in vocab.items():
+        if candidate[0] != word[0] or abs(len(candidate) - len(word)) > 2:
+            continue
+        distance = _distance(word, candidate)
+        if distance <= 2 and (best is None or (distance, -count, candidate) < best):
+            best = (distance, -count, candidate)
+    return best[2] if best else None
 
 
 def _distance(a: str, b: str) -> int:

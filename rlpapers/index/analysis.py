@@ -180,6 +180,9 @@ def name_analyzer() -> Any:
     return WordTokenizer() | LowercaseFilter() | FoldFilter()
 
 
-def spell_analyzer() -> Any:
-    """Surface words for suggestions and distinctive terms: like names, without stop words."""
-    return WordTokenizer() | LowercaseFilter() | FoldFilter() | StopFilter(minsize=3)
+def stem_words(words: list[str]) -> list[str]:
+    """Stems of many lower-case words at once, as the text analyser would give them."""
+    import Stemmer
+
+    stemmer = Stemmer.Stemmer("english")
+    return [stemmer.stemWord(w) if w.isascii() and w.isalpha() and len(w) > 2 else w for w in words]

@@ -8,10 +8,10 @@ from typing import Any
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from ..model import Paper
-from .analysis import name_analyzer, spell_analyzer, text_analyzer
+from .analysis import name_analyzer, text_analyzer
 
 #: Bump when the schema, the analysis or the document layout changes: old indexes are rebuilt.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: Field weights for BM25F: a paper's name and title say more than its abstract.
 BOOSTS = {"name": 3.0, "title": 1.5, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
@@ -35,7 +35,6 @@ def schema() -> Schema:
         category=TEXT(analyzer=names, field_boost=BOOSTS["category"], multitoken_query="phrase"),
         topic=TEXT(analyzer=names, field_boost=BOOSTS["topic"], multitoken_query="phrase"),
         source=TEXT(analyzer=names, phrase=False, multitoken_query="and"),
-        spell=TEXT(analyzer=spell_analyzer(), phrase=False),
         record=STORED(),
     )
 
@@ -51,7 +50,6 @@ def document(paper: Paper) -> dict[str, Any]:
         "category": "\n".join(paper.categories),
         "topic": paper.topic,
         "source": " ".join(s.rsplit(":", 1)[0] for s in paper.sources or (paper.source,)),
-        "spell": f"{paper.name}\n{paper.title}\n{paper.abstract}",
         "record": record_json(paper),
     }
 

@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import shutil
 import time
 import warnings
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..corpus import finish
-from ..errors import IndexBusyError, IndexNotice
+from ..errors import IndexBusyError, IndexNotice, ParseWarning
 from ..metadata import sidecars
 from ..model import Paper
 from ..parse import PARSER_VERSION, parse_bytes
@@ -191,36 +192,64 @@ class Store:
         return self._build(papers, new_manifest)
 
     def _parse_all(self, old_files: dict[str, list[Any]]) -> tuple[dict[str, str], list[Paper]]:
-        """Content hashes of all files, and their parsed records (from cache when unchanged)."""
-        hashes: dict[str, str] = {}
-        raw: list[Paper] = []
+        """Content hashes of all files, and their parsed records (from cache when unchanged).
+
+        Changed files are parsed in parallel when there is enough text to pay for a second
+        process; titles of abstracts that were already parsed before are reused.
+        """
         cache = self.root / "parsed"
         cache.mkdir(parents=True, exist_ok=True)
+        hashes: dict[str, str] = {}
+        entries: dict[Path, Any] = {}
+        todo: list[tuple[Path, bytes, Path]] = []
         for path in [*self.files, *self.metadata]:
             data = path.read_bytes()
-            digest = hashlib.sha1(data).hexdigest()
-            hashes[str(path.resolve())] = digest
+            key = str(path.resolve())
+            hashes[key] = hashlib.sha1(data).hexdigest()
             if path in self.metadata:
                 continue
-            raw.extend(self._parsed(cache / f"{digest}-{PARSER_VERSION}.pkl", data, path.name))
+            target = _cache_path(cache, hashes[key])
+            entries[path] = _load_entry(target)
+            if entries[path] is None:
+                todo.append((path, data, target))
+        known = self._known_titles(cache, old_files, [path for path, _, _ in todo])
+        for (path, _, target), entry in zip(todo, _parse_many(todo, known), strict=True):
+            for message in entry.pop("warnings", []):
+                warnings.warn(ParseWarning(message), stacklevel=5)
+            _atomic_write(target, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
+            entries[path] = entry
         self._prune_cache(cache, hashes)
+        raw = [Paper.from_dict(row) for path in self.files for row in entries[path]["records"]]
         return hashes, raw
 
+    def vocabulary(self) -> dict[str, int]:
+        """Surface words of the corpus with their counts, merged from the parse cache."""
+        manifest_files = {}
+        gen = self._current()
+        if gen is not None:
+            manifest_files = (_read_json(gen / "manifest.json") or {}).get("files", {})
+        total: dict[str, int] = {}
+        for path in self.files:
+            state = manifest_files.get(str(path.resolve()))
+            entry = _load_entry(_cache_path(self.root / "parsed", state[2])) if state else None
+            for word, count in (entry or {}).get("vocab", {}).items():
+                total[word] = total.get(word, 0) + count
+        return total
+
     @staticmethod
-    def _parsed(cached: Path, data: bytes, name: str) -> list[Paper]:
-        try:
-            with cached.open("rb") as handle:
-                rows = pickle.load(handle)
-            return [Paper.from_dict(row) for row in rows]
-        except Exception:  # missing or unreadable cache entry: parse again
-            pass
-        papers = parse_bytes(data, name)
-        _atomic_write(cached, pickle.dumps([p.to_dict() for p in papers], protocol=pickle.HIGHEST_PROTOCOL))
-        return papers
+    def _known_titles(cache: Path, old_files: dict[str, list[Any]], changed: list[Path]) -> dict[str, tuple[str, str]]:
+        """(name, title) of every abstract the changed files held before, by paper id."""
+        known: dict[str, tuple[str, str]] = {}
+        for path in changed:
+            state = old_files.get(str(path.resolve()))
+            entry = _load_entry(_cache_path(cache, state[2])) if state and len(state) > 2 else None
+            for row in (entry or {}).get("records", []):
+                known[row["id"]] = (row["name"], row["title"])
+        return known
 
     @staticmethod
     def _prune_cache(cache: Path, hashes: dict[str, str]) -> None:
-        keep = {f"{h}-{PARSER_VERSION}.pkl" for h in hashes.values()}
+        keep = {_cache_path(cache, h).name for h in hashes.values()}
         for entry in cache.glob("*.pkl"):
             if entry.name not in keep:
                 entry.unlink(missing_ok=True)
@@ -269,7 +298,7 @@ class Store:
         storage = FileStorage(str(gen), supports_mmap=False)
         ix = storage.create_index(schema())
         parallel = len(papers) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1
-        options = {"procs": 2, "multisegment": True, "limitmb": 128} if parallel else {"limitmb": 128}
+        options = {"procs": 2, "multisegment": True, "limitmb": 64} if parallel else {"limitmb": 64}
         writer = ix.writer(**options)
         try:
             for n, paper in enumerate(papers, 1):
@@ -298,6 +327,52 @@ class Store:
     @staticmethod
     def _notice(message: str) -> None:
         warnings.warn(IndexNotice(message), stacklevel=5)
+
+
+PARALLEL_BYTES = 2_000_000  # below this much text to parse, one process is quicker
+
+
+def _cache_path(cache: Path, digest: str) -> Path:
+    return cache / f"{digest}-{PARSER_VERSION}.pkl"
+
+
+def _load_entry(path: Path) -> dict[str, Any] | None:
+    try:
+        with path.open("rb") as handle:
+            entry = pickle.load(handle)
+        return entry if isinstance(entry, dict) and "records" in entry else None
+    except Exception:  # missing or unreadable: parse again
+        return None
+
+
+def _parse_many(todo: list[tuple[Path, bytes, Path]], known: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
+    jobs = [(data, path.name, known) for path, data, _ in todo]
+    if len(jobs) < 2 or sum(len(data) for data, _, _ in jobs) < PARALLEL_BYTES or (os.cpu_count() or 1) < 2:
+        return [parse_entry(*job) for job in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        return list(pool.map(_parse_job, jobs, chunksize=1))
+
+
+def _parse_job(job: tuple[bytes, str, dict[str, tuple[str, str]]]) -> dict[str, Any]:
+    return parse_entry(*job)
+
+
+def parse_entry(data: bytes, name: str, known: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    """One file's cache entry: its records, and the counts of its words for suggestions."""
+    with warnings.catch_warnings(record=True) as caught:  # a worker process cannot show them
+        warnings.simplefilter("always")
+        papers = parse_bytes(data, name, titles=known)
+    vocab: dict[str, int] = {}
+    for paper in papers:
+        for word in _WORDS.findall(f"{paper.name} {paper.title} {paper.abstract}".lower()):
+            vocab[word] = vocab.get(word, 0) + 1
+    messages = [str(w.message) for w in caught if issubclass(w.category, ParseWarning)]
+    return {"records": [p.to_dict() for p in papers], "vocab": vocab, "warnings": messages}
+
+
+_WORDS = re.compile(r"[a-z][a-z\-']+[a-z]")
 
 
 def _open_whoosh(gen: Path) -> Any:

@@ -15,6 +15,7 @@ import hashlib
 import re
 import unicodedata
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import ParseError, ParseWarning
@@ -32,6 +33,7 @@ PARSER_VERSION = "1"
 
 _URL = re.compile(r"https?://[^\s<>\"'{}|\\^`\]]+")
 _SPACE = re.compile(r"\s+")
+_BROKEN_WORD = re.compile(r"[^\W\d_]-[ \t]*\n")
 
 
 def parse_file(path: str | Path) -> list[Paper]:
@@ -46,22 +48,29 @@ def parse_file(path: str | Path) -> list[Paper]:
     return parse_bytes(data, source=path.name)
 
 
-def parse_bytes(data: bytes, source: str = "<stdin>") -> list[Paper]:
-    return parse_text(decode(data, source), source)
+Titles = Mapping[str, tuple[str, str]]
 
 
-def parse_text(text: str, source: str = "<text>") -> list[Paper]:
-    """Parse the text of a seed file into records, in file order."""
+def parse_bytes(data: bytes, source: str = "<stdin>", titles: Titles | None = None) -> list[Paper]:
+    return parse_text(decode(data, source), source, titles)
+
+
+def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) -> list[Paper]:
+    """Parse the text of a seed file into records, in file order.
+
+    ``titles`` maps paper ids to an already derived (name, title), to skip deriving them again
+    when a file is re-read after an edit.
+    """
     text = clean(text)
     blocks = split_blocks(text)
     if not blocks:
         warnings.warn(ParseWarning(f"{source}: empty file, no records"), stacklevel=2)
         return []
-    vocab = vocabulary(text)
-    return _assemble(blocks, vocab, source)
+    vocab = vocabulary(text) if _BROKEN_WORD.search(text) else set()
+    return _assemble(blocks, vocab, source, titles or {})
 
 
-def _assemble(blocks: list[Block], vocab: set[str], source: str) -> list[Paper]:
+def _assemble(blocks: list[Block], vocab: set[str], source: str, titles: Titles) -> list[Paper]:
     from .roles import Role, classify, split_authors, split_categories
 
     papers: list[Paper] = []
@@ -71,7 +80,7 @@ def _assemble(blocks: list[Block], vocab: set[str], source: str) -> list[Paper]:
     pending_line = 0
     for index, block in enumerate(blocks):
         text = join_lines(block.lines, vocab)
-        role = classify(text, first=index == 0)
+        role = classify(text, first=index == 0, last=index == len(blocks) - 1)
         if role is Role.HEADER:
             topic = text
         elif role is Role.CATEGORY:
@@ -82,7 +91,7 @@ def _assemble(blocks: list[Block], vocab: set[str], source: str) -> list[Paper]:
             names, truncated = split_authors(text)
             authors, pending_line = (tuple(names), truncated), pending_line or block.line
         else:
-            papers.append(_paper(text, block.line, source, topic, categories, authors))
+            papers.append(_paper(text, block.line, source, topic, categories, authors, titles))
             categories, authors, pending_line = (), None, 0
     _warn_orphan(authors is not None or bool(categories), source, pending_line)
     if not papers:
@@ -103,13 +112,15 @@ def _paper(
     topic: str,
     categories: tuple[str, ...],
     authors: tuple[tuple[str, ...], bool] | None,
+    titles: Titles,
 ) -> Paper:
     from .names import derive_title
 
-    name, title = derive_title(abstract)
+    pid = paper_id(abstract)
+    name, title = titles[pid] if pid in titles else derive_title(abstract)
     names, truncated = authors if authors else ((), False)
     return Paper(
-        id=paper_id(abstract),
+        id=pid,
         abstract=abstract,
         title=title,
         name=name,

@@ -46,14 +46,9 @@ def split_blocks(text: str) -> list[Block]:
 
 
 def vocabulary(text: str) -> set[str]:
-    """Lower-cased words and hyphenated compounds written whole on one line of ``text``."""
-    words: set[str] = set()
-    for line in text.split("\n"):
-        body = line.rstrip()
-        if body.endswith("-"):
-            body = body[: body.rfind(" ") + 1] if " " in body else ""
-        words.update(match.group(0).lower() for match in _WORD.finditer(body))
-    return words
+    """Lower-cased words and hyphenated compounds of ``text`` (the pieces of a word broken at a
+    line end come in too, which is harmless: only whole joined words are looked up)."""
+    return set(_WORD.findall(text.lower()))
 
 
 def join_lines(lines: Iterable[str], vocab: set[str] | frozenset[str] = frozenset()) -> str:
@@ -63,21 +58,22 @@ def join_lines(lines: Iterable[str], vocab: set[str] | frozenset[str] = frozense
     not the hyphenated one; ``off-`` + ``policy`` keeps its hyphen (``off-policy`` is known, or
     neither form is, and keeping the hyphen loses nothing).
     """
-    out = ""
+    parts: list[str] = []
+    previous = ""
     for line in lines:
         line = line.strip()
-        if not out:
-            out = line
+        if not line:
             continue
-        broken = _BROKEN.search(out)
-        cont = _CONTINUES.match(line)
-        if broken and cont and _should_mend(broken.group(1), cont.group(1), vocab):
-            out = out[:-1] + line
-        elif broken and cont:
-            out = out + line
-        else:
-            out = out + " " + line
-    return _SPACES.sub(" ", out).strip()
+        if parts:
+            broken = _BROKEN.search(previous) if previous.endswith("-") else None
+            cont = _CONTINUES.match(line) if broken else None
+            if broken and cont and _should_mend(broken.group(1), cont.group(1), vocab):
+                parts[-1] = parts[-1][:-1]  # drop the hyphen, glue the word
+            elif not (broken and cont):
+                parts.append(" ")
+        parts.append(line)
+        previous = line
+    return _SPACES.sub(" ", "".join(parts)).strip()
 
 
 def _should_mend(left: str, right: str, vocab: set[str] | frozenset[str]) -> bool:

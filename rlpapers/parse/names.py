@@ -35,19 +35,24 @@ class Plain:
 
 def plain(abstract: str) -> Plain:
     """The abstract without emphasis markup, with the character spans that were emphasised."""
+    if "*" not in abstract and "_" not in abstract and "\\" not in abstract:
+        return Plain(abstract, ())
     text = abstract
     for pattern in (_LATEX_EMPH, _MD_STRONG, _MD_EM):
         text = pattern.sub(lambda m: "\x01" + next(g for g in m.groups() if g is not None) + "\x02", text)
+    if "\x01" not in text:
+        return Plain(text, ())
     spans = []
-    out = []
-    start = 0
-    for char in text:
-        if char == "\x01":
-            start = len(out)
-        elif char == "\x02":
-            spans.append((start, len(out)))
+    out: list[str] = []
+    length = 0
+    for piece in re.split(r"([\x01\x02])", text):
+        if piece == "\x01":
+            start = length
+        elif piece == "\x02":
+            spans.append((start, length))
         else:
-            out.append(char)
+            out.append(piece)
+            length += len(piece)
     return Plain("".join(out), tuple(spans))
 
 
@@ -155,13 +160,28 @@ _REPO_URL = re.compile(r"https?://(?:github\.com|gitlab\.com|huggingface\.co)/[\
 
 
 def _repetition_bonus(text: str, token: str, start: int) -> float:
-    pattern = re.compile(r"(?<![\w-])" + re.escape(token) + r"s?(?![\w-])")
-    positions = [m.start() for m in pattern.finditer(text)]
+    """Repeated names are likelier; a token used before the cue's sentence is background."""
+    positions = _positions(text, token)
     sentence_start = max(text.rfind(". ", 0, start), 0)
-    background = [p for p in positions if p < sentence_start and text[p - 1 : p] != "("]
-    if background:
+    if any(p < sentence_start and text[p - 1 : p] != "(" for p in positions):
         return -4.0
     return min(len(positions) - 1, 2) * 0.75
+
+
+def _positions(text: str, token: str) -> list[int]:
+    """Where ``token`` (or its plural) stands as a whole word: not inside a longer word."""
+    found = []
+    at = text.find(token)
+    while at >= 0:
+        end = at + len(token)
+        if end < len(text) and text[end] == "s":
+            end += 1
+        before = text[at - 1] if at else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before in "-_") and not (after.isalnum() or after in "-_"):
+            found.append(at)
+        at = text.find(token, at + 1)
+    return found
 
 
 def _emphasised_names(doc: Plain) -> list[tuple[int, str]]:

@@ -26,15 +26,25 @@ _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 _NAME_WORD = re.compile(r"^(?:[A-Z]\.?(?:-[A-Z]\.?)?|[^\W\d_][\w'’.\-]*)$")
 
 
-def classify(text: str, first: bool) -> Role:
-    """The role of one block, given its joined text and whether it opens the file."""
+def classify(text: str, first: bool, last: bool = False) -> Role:
+    """The role of one block, given its joined text and whether it opens or ends the file.
+
+    A lone short label (``cs.LG``, ``Planning``) between blocks is a one-item category line: an
+    abstract is longer and ends like a sentence.
+    """
     if is_category_line(text):
         return Role.CATEGORY
     if first and _is_header(text) and len(split_authors(text)[0]) < 2:
         return Role.HEADER
     if is_author_line(text):
         return Role.AUTHORS
+    if not first and not last and _is_label(text):
+        return Role.CATEGORY
     return Role.ABSTRACT
+
+
+def _is_label(text: str) -> bool:
+    return len(text) <= 60 and len(text.split()) <= 6 and not _SENTENCE_END.search(text) and "," not in text
 
 
 def _is_header(text: str) -> bool:
