@@ -49,6 +49,16 @@ def test_stemming_matches_word_forms(lib):
     assert policy and policy == set(keys(lib.search("policies", limit=None)))
 
 
+def test_fast_terms_agree_with_the_index_analyser(lib):
+    from rlpapers.index.analysis import fast_terms, text_analyzer
+
+    analyzer = text_analyzer()
+    for paper in lib.papers:
+        for text in (paper.abstract, paper.title, paper.topic, "Aichmüller's LLMs 强化学习 off-policy"):
+            expected = [(t.text, t.startchar, t.endchar) for t in analyzer(text, chars=True)]
+            assert fast_terms(text) == expected
+
+
 def test_acronym_plurals_match_singulars(lib):
     assert set(keys(lib.search("LLM", limit=None))) == set(keys(lib.search("LLMs", limit=None)))
 

@@ -3,8 +3,10 @@
 ``Index`` opens (building or refreshing as needed, see ``store``) a Whoosh index over the corpus
 and answers searches, similar-paper queries, lookups and statistics with plain records.
 
-Ranking is Whoosh's BM25F with field weights (``schema.BOOSTS``); for a query of two or more
-plain words, papers that contain them as a phrase, or close together, get a bonus on top.
+Ranking is Whoosh's BM25F with field weights (``schema.BOOSTS``). For a query of two or more
+plain words, the best BM25F candidates are re-ordered with a bonus for papers whose title or
+abstract has the words as a phrase, or close together (``snippets.proximity_factor``): done on
+the few candidates in Python, it costs far less than Whoosh's span queries over every match.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ from ..errors import NotFoundError, QueryError
 from ..model import Hit, Paper
 from .query import is_plain, parse, plain_words
 from .schema import paper_from_stored
-from .snippets import make_snippet, query_terms
+from .snippets import make_snippet, proximity_factor, query_terms
 from .store import Progress, Store
 
 SORTS = ("score", "title", "key")
-PROXIMITY_SLOP = 4
-PHRASE_BOOST = {"abstract": 1.5, "title": 2.0}
+RERANK_FACTOR = 3  # a plain multi-word query ranks this many times the limit with BM25F,
+RERANK_MIN = 30  # at least this many, then re-orders them by how close its words stand
 
 
 class Index:
@@ -112,41 +114,34 @@ class Index:
         sort: str = "score",
     ) -> list[Hit]:
         """Ranked hits for ``query``; ``limit=None`` returns them all. Raises ``QueryError``."""
+        from whoosh.query.qcore import QueryError as WhooshQueryError
+
         if sort not in SORTS:
             raise QueryError(f"unknown sort {sort!r} (use one of: {', '.join(SORTS)})")
         parsed, lexemes = parse(query, self.opened.ix.schema)
-        boosted = self._with_proximity(parsed, lexemes)
-        fetch = None if (filters or sort != "score" or limit is None) else limit
-        from whoosh.query.qcore import QueryError as WhooshQueryError
-
+        phrase = self._phrase_terms(lexemes)
+        exact = filters or sort != "score" or limit is None
+        fetch = None if exact else max(limit * RERANK_FACTOR, RERANK_MIN) if phrase else limit
         try:
-            results = self.searcher.search(boosted, limit=fetch)
+            results = self.searcher.search(parsed, limit=fetch)
         except WhooshQueryError as error:  # e.g. a phrase in a field that keeps no positions
             raise QueryError(str(error), query, None) from None
+        hits = [(paper_from_stored(r.fields()), r.score) for r in results]
+        if filters:
+            hits = [(p, s) for p, s in hits if filters.matches(p)]
+        if phrase:
+            hits = sorted(((p, s * proximity_factor(p, phrase)) for p, s in hits), key=lambda h: -h[1])
+        hits = _sorted(hits, sort)
         terms = query_terms(parsed, self.searcher.reader())
-        hits = []
-        for result in results:
-            paper = paper_from_stored(result.fields())
-            if filters and not filters.matches(paper):
-                continue
-            hits.append((paper, result.score))
-        hits = _sorted(hits, sort)[:limit] if limit is not None else _sorted(hits, sort)
-        return [_hit(paper, score, rank, terms) for rank, (paper, score) in enumerate(hits, 1)]
+        return [_hit(paper, score, rank, terms) for rank, (paper, score) in enumerate(hits[:limit], 1)]
 
-    def _with_proximity(self, parsed: Any, lexemes: Any) -> Any:
-        """For plain multi-word queries, add optional phrase and near-phrase clauses as a bonus."""
-        from whoosh.query import Or, Phrase
-
+    def _phrase_terms(self, lexemes: Any) -> list[str]:
+        """The analysed terms of a plain query of two or more words, in order (else empty)."""
         words = plain_words(lexemes)
         if len(words) < 2 or not is_plain(lexemes):
-            return parsed
-        extra = []
-        for field, boost in PHRASE_BOOST.items():
-            tokens = [t.text for t in self.opened.ix.schema[field].analyzer(" ".join(words))]
-            if len(tokens) >= 2:
-                extra.append(Phrase(field, tokens, boost=boost))
-                extra.append(Phrase(field, tokens, slop=PROXIMITY_SLOP, boost=boost / 2))
-        return Or([parsed, *extra]) if extra else parsed
+            return []
+        terms = [t.text for t in self.opened.ix.schema["abstract"].analyzer(" ".join(words))]
+        return terms if len(terms) >= 2 else []
 
     def suggest(self, query: str) -> str | None:
         """``query`` with unknown words replaced by the closest corpus words, or None."""

