@@ -240,9 +240,9 @@ def bench_bm25s(corpus: Path) -> dict[str, Any]:
     return {"build_s": build, "build_cpu_s": cpu, "p50_ms": statistics.median(times), "p95_ms": percentile(times, 0.95)}
 
 
-def bench_startup(runs: int) -> dict[str, float]:
+def bench_startup(runs: int, out: Path) -> dict[str, float]:
     env = env_without_bytecode_block()
-    env["RLPAPERS_INDEX_DIR"] = str(OUT / "index-seeds")
+    env["RLPAPERS_INDEX_DIR"] = str(out / "index-seeds")
     env.pop("RLPAPERS_CORPUS", None)
     base = median_runtime([sys.executable, "-c", "pass"], runs, env)
     helped = median_runtime(rlpapers_cmd("--help"), runs, env)
@@ -321,7 +321,7 @@ def main() -> None:
     runs = 3 if args.smoke or args.quick else args.runs
     records = synthetic_records(max(args.sizes)) if args.smoke else load_records(args.corpus)
     results: dict[str, Any] = {"runs": runs, "machine": machine(), "sizes": {}}
-    results["startup"] = bench_startup(runs)
+    results["startup"] = bench_startup(runs, args.out)
     for size in args.sizes:
         corpus = write_corpus(records, args.out / f"corpus-{size}", size)
         print(f"measuring {size} records…", file=sys.stderr)

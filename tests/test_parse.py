@@ -90,6 +90,10 @@ def test_capitalised_continuation_keeps_the_hyphen():
         ("Yoshua Bengio", False, Role.AUTHORS),
         ("Luc Van Gool, Pierre-Luc St-Charles and D. P. Kingma", False, Role.AUTHORS),
         ("王小明, 李华", False, Role.AUTHORS),
+        ("Wei Lai, Tianyu Ding, ren dongdong, Lei Wang, Jing Huo", False, Role.AUTHORS),
+        ('NVIDIA, :, Hassan Abu Alhaija, Zhaoqin "Richie" Li, et al.', False, Role.AUTHORS),
+        ("cs.CV", False, Role.CATEGORY),
+        ("We evaluate on MuJoCo, Atari, and DMC.", False, Role.ABSTRACT),
         (ABSTRACT, False, Role.ABSTRACT),
         ("Reinforcement learning is hard, but useful.", False, Role.ABSTRACT),
     ],
@@ -102,6 +106,13 @@ def test_trailing_deng_marks_a_truncated_list_and_is_not_a_name():
     assert split_authors("Haonan Song, Qingchen Xie, 等") == (["Haonan Song", "Qingchen Xie"], True)
     assert split_authors("A. Smith et al.") == (["A. Smith"], True)
     assert split_authors("Ada Lovelace, Alan Turing") == (["Ada Lovelace", "Alan Turing"], False)
+
+
+def test_affiliation_marks_are_dropped_from_names():
+    assert split_authors("Tao Yu, Yi-Fan Zhang†, Chaoyou Fu*, Wang Li2") == (
+        ["Tao Yu", "Yi-Fan Zhang", "Chaoyou Fu", "Wang Li"],
+        False,
+    )
 
 
 def test_a_sentence_is_not_an_author_line():
