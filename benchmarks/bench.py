@@ -103,7 +103,9 @@ def write_corpus(records: list[dict[str, Any]], folder: Path, size: int) -> Path
 
 
 class Peak:
-    """Peak summed RSS of a process and its children, sampled every 50 ms."""
+    """Peak memory of a process and its children, sampled every 50 ms: the sum of their PSS
+    (proportional set size, so pages that forked workers share are counted once), or of their
+    RSS where PSS is not available."""
 
     def __init__(self, pid: int) -> None:
         import psutil
@@ -120,7 +122,7 @@ class Peak:
         while not self._stop.is_set():
             try:
                 procs = [self.process, *self.process.children(recursive=True)]
-                self.peak = max(self.peak, sum(p.memory_info().rss for p in procs))
+                self.peak = max(self.peak, sum(_memory(p) for p in procs))
             except psutil.Error:
                 pass
             time.sleep(0.05)
@@ -129,6 +131,15 @@ class Peak:
         self._stop.set()
         self._thread.join()
         return self.peak
+
+
+def _memory(process: Any) -> int:
+    try:
+        return process.memory_full_info().pss
+    except (AttributeError, NotImplementedError):
+        return process.memory_info().rss
+    except Exception:  # the process ended between listing and reading
+        return 0
 
 
 def timed_process(argv: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
@@ -144,7 +155,7 @@ def timed_process(argv: list[str], env: dict[str, str] | None = None) -> dict[st
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(argv)} failed: {err.decode()[-2000:]}")
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return {"wall_s": wall, "cpu_s": cpu, "peak_rss_mb": rss / 2**20}
+    return {"wall_s": wall, "cpu_s": cpu, "peak_mb": rss / 2**20}
 
 
 def env_without_bytecode_block() -> dict[str, str]:
@@ -276,7 +287,7 @@ def table(results: dict[str, Any]) -> str:
     for size, row in sorted(results["sizes"].items(), key=lambda kv: int(kv[0])):
         r, b = row["rlpapers"], row["bm25s"]
         cells = (
-            size, f"{r['build']['wall_s']:.1f}", f"{r['build']['cpu_s']:.1f}", f"{r['build']['peak_rss_mb']:.0f}",
+            size, f"{r['build']['wall_s']:.1f}", f"{r['build']['cpu_s']:.1f}", f"{r['build']['peak_mb']:.0f}",
             f"{r['build']['index_mb']:.0f}", f"{b['build_s']:.1f}", f"{r['build']['wall_s'] / b['build_s']:.2f}",
             f"{r['refresh_one_file_s']:.2f}", f"{r['refresh_nochange_s']:.2f}", f"{r['search_warm']['p50_ms']:.1f}",
             f"{r['search_warm']['p95_ms']:.1f}", f"{b['p50_ms']:.1f}", f"{r['search_cold_s']:.2f}",

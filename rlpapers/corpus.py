@@ -63,11 +63,16 @@ def load_corpus(paths: Iterable[Path | str] | None = None) -> Corpus:
     return Corpus(tuple(files), tuple(finish(parsed, sidecars(files))))
 
 
-def finish(papers: list[Paper], metadata_files: Iterable[Path] = ()) -> list[Paper]:
-    """Deduplicate, assign citation keys, then apply metadata overrides."""
+def finish(
+    papers: list[Paper], metadata_files: Iterable[Path] = (), bases: dict[str, str] | None = None
+) -> list[Paper]:
+    """Deduplicate, assign citation keys, then apply metadata overrides.
+
+    ``bases`` may give each paper's ``base_key`` by id, computed earlier (the index caches them).
+    """
     from .metadata import read_overrides
 
-    papers = assign_keys(deduplicate(papers))
+    papers = assign_keys(deduplicate(papers), bases)
     overrides = [o for path in metadata_files for o in read_overrides(path)]
     return apply_overrides(papers, overrides)
 
@@ -94,9 +99,10 @@ def _merge(first: Paper, other: Paper) -> Paper:
 # --- citation keys -----------------------------------------------------------------------------
 
 
-def assign_keys(papers: list[Paper]) -> list[Paper]:
+def assign_keys(papers: list[Paper], known: dict[str, str] | None = None) -> list[Paper]:
     """Give every paper a unique, readable ASCII key; colliding keys get a, b, c… by id order."""
-    bases = {paper.id: base_key(paper) for paper in papers}
+    known = known or {}
+    bases = {paper.id: known.get(paper.id) or base_key(paper) for paper in papers}
     groups: dict[str, list[str]] = {}
     for paper_id, base in bases.items():
         groups.setdefault(base, []).append(paper_id)
@@ -107,7 +113,7 @@ def assign_keys(papers: list[Paper]) -> list[Paper]:
             continue
         for n, paper_id in enumerate(sorted(ids)):
             keys[paper_id] = base + _suffix(n)
-    return [paper.with_changes(key=keys[paper.id]) for paper in papers]
+    return [paper if paper.key == keys[paper.id] else paper.with_changes(key=keys[paper.id]) for paper in papers]
 
 
 def _suffix(n: int) -> str:

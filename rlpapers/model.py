@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 #: Field order of the JSON/YAML/JSONL schema. Scripts read it: add fields only at the end.
@@ -55,7 +55,15 @@ class Paper:
     sources: tuple[str, ...] = field(default=(), compare=False)
 
     def with_changes(self, **changes: Any) -> Paper:
-        return replace(self, **changes)
+        """A copy with some fields changed (like ``dataclasses.replace``, several times faster:
+        refreshing a 75k-record index makes one per record)."""
+        unknown = set(changes) - _FIELD_SET
+        if unknown:
+            raise TypeError(f"Paper has no field {sorted(unknown)[0]!r}")
+        copy = object.__new__(Paper)
+        copy.__dict__.update(self.__dict__)
+        copy.__dict__.update(changes)
+        return copy
 
     @property
     def first_link(self) -> str:
@@ -69,11 +77,23 @@ class Paper:
             data[name] = list(value) if isinstance(value, tuple) else value
         return data
 
+    def row(self) -> dict[str, Any]:
+        """All fields as they are (tuples kept): the compact form the parse cache stores."""
+        return {name: getattr(self, name) for name in FIELD_NAMES}
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Paper:
+        return cls(**row)
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Paper:
         known = {f.name for f in fields(cls)}
         kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known}
         return cls(**kwargs)
+
+
+FIELD_NAMES = tuple(f.name for f in fields(Paper))
+_FIELD_SET = frozenset(FIELD_NAMES)
 
 
 @dataclass(frozen=True)

@@ -152,3 +152,12 @@ def test_bundled_seeds_are_the_shared_seed_files_unchanged():
         pytest.skip("../shared/seeds is not beside this checkout")
     for path in shared.glob("*.txt"):
         assert (SEEDS / path.name).read_bytes() == path.read_bytes()
+
+
+def test_with_changes_copies_and_checks_field_names():
+    paper = Paper(id="x", abstract="a", key="k", source="f.txt", line=3)
+    changed = paper.with_changes(key="new", year=2025)
+    assert (changed.key, changed.year, changed.line) == ("new", 2025, 3)
+    assert paper.key == "k" and changed != paper and changed == Paper(id="x", abstract="a", key="new", year=2025)
+    with pytest.raises(TypeError, match="colour"):
+        paper.with_changes(colour="red")

@@ -29,7 +29,7 @@ from .text import clean, decode
 __all__ = ["PARSER_VERSION", "parse_bytes", "parse_file", "parse_text", "paper_id", "normalise"]
 
 #: Bump when parsing gives different records for the same bytes: cached parses are then redone.
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 
 _URL = re.compile(r"https?://[^\s<>\"'{}|\\^`\]]+")
 _SPACE = re.compile(r"\s+")

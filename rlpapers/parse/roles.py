@@ -33,6 +33,8 @@ def classify(text: str, first: bool, last: bool = False) -> Role:
     A lone short label (``cs.LG``, ``Planning``) between blocks is a one-item category line: an
     abstract is longer and ends like a sentence.
     """
+    if len(text) > 400 and _SENTENCE_END.search(text) and not text.endswith("al."):
+        return Role.ABSTRACT  # the common case, decided without splitting names
     if is_category_line(text):
         return Role.CATEGORY
     if first and _is_header(text) and len(split_authors(text)[0]) < 2:
