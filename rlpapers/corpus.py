@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import CorpusError, NotFoundError, ParseError, ParseWarning
 from .model import Paper
@@ -72,18 +72,66 @@ def finish(
     """
     from .metadata import read_overrides
 
-    papers = assign_keys(deduplicate(papers), bases)
+    known = bases or {}
+    items = [(p.id, known.get(p.id) or base_key(p)) for p in papers]
     overrides = [o for path in metadata_files for o in read_overrides(path)]
-    return apply_overrides(papers, overrides)
+    finisher = plan(items, duplicate_groups(papers), overrides)
+    return [done for paper in papers if (done := finisher(paper)) is not None]
 
 
-def deduplicate(papers: list[Paper]) -> list[Paper]:
-    """One record per abstract (ids are hashes of the normalised abstract), listing every source."""
-    merged: dict[str, Paper] = {}
+def duplicate_groups(papers: Iterable[Paper]) -> dict[str, list[Paper]]:
+    """Every copy of each abstract that occurs more than once, in corpus order."""
+    groups: dict[str, list[Paper]] = {}
     for paper in papers:
-        first = merged.get(paper.id)
-        merged[paper.id] = _merge(first, paper) if first else paper
-    return list(merged.values())
+        groups.setdefault(paper.id, []).append(paper)
+    return {pid: copies for pid, copies in groups.items() if len(copies) > 1}
+
+
+@dataclass
+class Finisher:
+    """Finishes records one at a time, from a plan made over the whole corpus (``plan``).
+
+    Called with each parsed paper in corpus order, it returns the finished record, or None for
+    a later copy of an abstract already returned (copies merge into the first).
+    """
+
+    keys: dict[str, str]
+    merged: dict[str, Paper]
+    changes: dict[str, dict[str, Any]]
+    emitted: set[str] = field(default_factory=set)
+
+    def __call__(self, paper: Paper) -> Paper | None:
+        pid = paper.id
+        if pid in self.merged:
+            if pid in self.emitted:
+                return None
+            self.emitted.add(pid)
+            paper = self.merged[pid]
+        return paper.with_changes(key=self.keys[pid], **self.changes.get(pid, {}))
+
+
+def plan(
+    items: Iterable[tuple[str, str]], duplicates: dict[str, list[Paper]], overrides: list[Override]
+) -> Finisher:
+    """Keys, merges and overrides for a corpus known by (id, base key) pairs in corpus order.
+
+    Only the duplicated abstracts are needed in full: a corpus can be finished as a stream.
+    """
+    merged = {pid: _merge_all(copies) for pid, copies in duplicates.items()}
+    bases: dict[str, str] = {}
+    for pid, base in items:
+        bases.setdefault(pid, base)
+    for pid, paper in merged.items():
+        bases[pid] = base_key(paper)  # the merged record may have gained its authors
+    keys = keys_from_bases(bases)
+    return Finisher(keys, merged, _override_changes(overrides, keys))
+
+
+def _merge_all(copies: list[Paper]) -> Paper:
+    first = copies[0]
+    for other in copies[1:]:
+        first = _merge(first, other)
+    return first
 
 
 def _merge(first: Paper, other: Paper) -> Paper:
@@ -102,18 +150,30 @@ def _merge(first: Paper, other: Paper) -> Paper:
 def assign_keys(papers: list[Paper], known: dict[str, str] | None = None) -> list[Paper]:
     """Give every paper a unique, readable ASCII key; colliding keys get a, b, c… by id order."""
     known = known or {}
-    bases = {paper.id: known.get(paper.id) or base_key(paper) for paper in papers}
+    keys = keys_from_bases({paper.id: known.get(paper.id) or base_key(paper) for paper in papers})
+    return [paper if paper.key == keys[paper.id] else paper.with_changes(key=keys[paper.id]) for paper in papers]
+
+
+def keys_from_bases(bases: dict[str, str]) -> dict[str, str]:
+    """Paper id -> key: the base key, with a, b, c… added (in id order) where bases collide.
+
+    A suffixed key never takes a key that another paper has as its own base ("chen_post" + "a"
+    skips "chen_posta" when a paper is named PostA).
+    """
     groups: dict[str, list[str]] = {}
     for paper_id, base in bases.items():
         groups.setdefault(base, []).append(paper_id)
-    keys: dict[str, str] = {}
-    for base, ids in groups.items():
-        if len(ids) == 1:
-            keys[ids[0]] = base
-            continue
-        for n, paper_id in enumerate(sorted(ids)):
+    keys = {ids[0]: base for base, ids in groups.items() if len(ids) == 1}
+    taken = set(keys.values())
+    for base in sorted(b for b, ids in groups.items() if len(ids) > 1):
+        n = 0
+        for paper_id in sorted(groups[base]):
+            while base + _suffix(n) in taken:
+                n += 1
             keys[paper_id] = base + _suffix(n)
-    return [paper if paper.key == keys[paper.id] else paper.with_changes(key=keys[paper.id]) for paper in papers]
+            taken.add(keys[paper_id])
+            n += 1
+    return keys
 
 
 def _suffix(n: int) -> str:
@@ -170,30 +230,32 @@ def _title_word(title: str) -> str:
 # --- overrides ---------------------------------------------------------------------------------
 
 
-def apply_overrides(papers: list[Paper], overrides: list[Override]) -> list[Paper]:
-    if not overrides:
-        return papers
-    index = {p.id: i for i, p in enumerate(papers)} | {p.key: i for i, p in enumerate(papers)}
-    out = list(papers)
+def _override_changes(overrides: list[Override], keys: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Paper id -> the fields its overrides set. ``keys`` is updated with renamed keys."""
+    by_key = {key: pid for pid, key in keys.items()}
+    changes: dict[str, dict[str, Any]] = {}
     for override in overrides:
-        position = index.get(override.target)
-        if position is None:
+        pid = override.target if override.target in keys else by_key.get(override.target)
+        if pid is None:
             message = f"{override.source}:{override.line}: no paper with id or key {override.target!r}, ignored"
-            warnings.warn(ParseWarning(message), stacklevel=2)
+            warnings.warn(ParseWarning(message), stacklevel=3)
             continue
-        out[position] = out[position].with_changes(**override.values)
-    _check_unique_keys(out, overrides)
-    return out
+        changes.setdefault(pid, {}).update(override.values)
+    for pid, values in changes.items():
+        if "key" in values:
+            keys[pid] = values.pop("key")
+    _check_unique_keys(keys, overrides)
+    return changes
 
 
-def _check_unique_keys(papers: list[Paper], overrides: list[Override]) -> None:
-    seen: dict[str, str] = {}
-    for paper in papers:
-        if paper.key in seen:
-            culprit = next((o for o in overrides if o.values.get("key") == paper.key), None)
+def _check_unique_keys(keys: dict[str, str], overrides: list[Override]) -> None:
+    seen: set[str] = set()
+    for key in keys.values():
+        if key in seen:
+            culprit = next((o for o in overrides if o.values.get("key") == key), None)
             where = (culprit.source, culprit.line) if culprit else ("", None)
-            raise ParseError(f"key {paper.key!r} is used by two papers", where[0], where[1])
-        seen[paper.key] = paper.id
+            raise ParseError(f"key {key!r} is used by two papers", where[0], where[1])
+        seen.add(key)
 
 
 # --- lookups -----------------------------------------------------------------------------------

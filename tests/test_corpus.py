@@ -61,6 +61,13 @@ def test_colliding_keys_get_letter_suffixes_in_id_order():
     assert keys == {"a": "lovelace_samea", "b": "lovelace_sameb", "c": "lovelace_samec"}
 
 
+def test_suffixed_keys_never_take_another_papers_key():
+    papers = [Paper(id=i, abstract=i, name="Post", authors=("Ada Chen",)) for i in ("x", "y")]
+    papers.append(Paper(id="z", abstract="z", name="PostA", authors=("Bo Chen",)))
+    keys = {p.id: p.key for p in assign_keys(papers)}
+    assert keys == {"x": "chen_postb", "y": "chen_postc", "z": "chen_posta"}
+
+
 def test_the_same_abstract_twice_is_one_record_with_both_sources(tmp_path):
     text = "Topic\n\nAda Lovelace, Alan Turing\n\nWe propose FooRL, a method.   It is good.\n"
     (tmp_path / "a.txt").write_text(text)

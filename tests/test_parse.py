@@ -115,6 +115,11 @@ def test_affiliation_marks_are_dropped_from_names():
     )
 
 
+def test_a_lone_name_after_the_category_line_is_the_author_line():
+    (paper,) = parse_text("Topic\n\ncs.CL · cs.AI\n\nNaomi Omeonga wa Kayembe\n\n" + ABSTRACT)
+    assert paper.authors == ("Naomi Omeonga wa Kayembe",) and paper.categories == ("cs.CL", "cs.AI")
+
+
 def test_a_sentence_is_not_an_author_line():
     assert not is_author_line("However, existing methods fail, and we fix them.")
 

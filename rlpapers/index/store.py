@@ -4,7 +4,8 @@ Layout of the index folder::
 
     CURRENT                 name of the live generation folder (replaced atomically)
     gen-<time>-<pid>/       a Whoosh index + manifest.json (file states) + records.json (id -> hash)
-    parsed/<sha1>-<v>.pkl   each corpus file's parsed records, keyed by its content hash
+    parsed/<sha1>-<v>.pkl   each corpus file's parse: (ids, base keys), word counts, records;
+                            keyed by the file's content hash
     .lock                   held by the one process that writes
 
 Every run stats the corpus files (and their metadata sidecars) and compares them with the live
@@ -17,6 +18,9 @@ time. A full build (first run, schema or version change, unreadable index) write
 folder and then swaps ``CURRENT``: a killed build leaves the old index in use. Readers never take
 the lock; a writer waits for it, and after a timeout reads the last good index, or raises
 ``IndexBusyError`` when there is none.
+
+Memory stays flat with corpus size: keys and merges are planned from ids and base keys alone
+(``corpus.plan``), then finished records are streamed from the parse cache one file at a time.
 """
 
 from __future__ import annotations
@@ -29,14 +33,14 @@ import re
 import shutil
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..corpus import base_key, finish
+from ..corpus import base_key, plan
 from ..errors import IndexBusyError, IndexNotice, ParseWarning
-from ..metadata import sidecars
+from ..metadata import read_overrides, sidecars
 from ..model import Paper
 from ..parse import PARSER_VERSION, parse_bytes
 from .schema import SCHEMA_VERSION, document, schema
@@ -126,32 +130,6 @@ class Store:
         return gen if name.startswith("gen-") and gen.is_dir() else None
 
     # --- writing -------------------------------------------------------------------------------
-
-    def rebuild(self) -> Opened:
-        """Build a new generation from scratch, whatever the manifest says."""
-        from filelock import FileLock, Timeout
-
-        self.root.mkdir(parents=True, exist_ok=True)
-        try:
-            with FileLock(str(self.root / ".lock"), timeout=LOCK_WAIT_COLD):
-                states = self._states()
-                hashes, raw, bases = self._parse_all({}, states)
-                papers = finish(raw, self.metadata, bases)
-                del raw
-                return self._build(papers, self._manifest(states, hashes, len(papers)))
-        except Timeout:
-            raise IndexBusyError(f"another rlpapers process holds the index lock in {self.root}") from None
-
-    def _manifest(self, states: dict[str, list[int]], hashes: dict[str, str], count: int) -> dict[str, Any]:
-        return {
-            "schema": SCHEMA_VERSION,
-            "parser": PARSER_VERSION,
-            "whoosh": whoosh_version(),
-            "files": {p: states[p] + [hashes[p]] for p in states},
-            "count": count,
-            "order": [str(f.resolve()) for f in self.files],
-        }
-
     def _refresh_locked(self, states: dict[str, list[int]]) -> Opened:
         from filelock import FileLock, Timeout
 
@@ -174,39 +152,60 @@ class Store:
         warnings.warn(IndexNotice("another process is updating the index; showing the last good one"), stacklevel=4)
         return Opened(gen, _open_whoosh(gen), _read_json(gen / "manifest.json") or {})
 
+    def rebuild(self) -> Opened:
+        """Build a new generation from scratch, whatever the manifest says."""
+        from filelock import FileLock, Timeout
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            with FileLock(str(self.root / ".lock"), timeout=LOCK_WAIT_COLD):
+                states = self._states()
+                corpus = self._parse_all({}, states)
+                return self._build(corpus, self._manifest(states, corpus.hashes))
+        except Timeout:
+            raise IndexBusyError(f"another rlpapers process holds the index lock in {self.root}") from None
+
+    def _manifest(self, states: dict[str, list[int]], hashes: dict[str, str]) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA_VERSION,
+            "parser": PARSER_VERSION,
+            "whoosh": whoosh_version(),
+            "files": {p: states[p] + [hashes[p]] for p in states},
+            "order": [str(f.resolve()) for f in self.files],
+        }
+
     def _refresh(self, states: dict[str, list[int]]) -> Opened:
         gen = self._current()
         manifest = _read_json(gen / "manifest.json") if gen else None
-        old_files = (manifest or {}).get("files", {}) if manifest and self._same_versions(manifest) else {}
-        hashes, raw, bases = self._parse_all(old_files, states)
-        papers = finish(raw, self.metadata, bases)
-        del raw, bases  # the build below holds every record once, not twice
-        new_manifest = self._manifest(states, hashes, len(papers))
+        same = manifest is not None and self._same_versions(manifest)
+        corpus = self._parse_all(manifest.get("files", {}) if same else {}, states)
+        new_manifest = self._manifest(states, corpus.hashes)
         if gen is not None and manifest is not None:
-            if not self._same_versions(manifest):
+            if not same:
                 self._notice("the index was built by another version of rlpapers; rebuilding it")
             else:
-                opened = self._try_update(gen, papers, new_manifest)
+                opened = self._try_update(gen, corpus, new_manifest)
                 if opened:
                     return opened
         elif gen is not None:
             self._notice(f"the index in {gen} has no readable manifest; rebuilding it")
-        return self._build(papers, new_manifest)
+        return self._build(corpus, new_manifest)
 
-    def _parse_all(
-        self, old_files: dict[str, list[Any]], states: dict[str, list[int]]
-    ) -> tuple[dict[str, str], list[Paper], dict[str, str]]:
-        """Content hashes of all files, their parsed records and the records' base keys.
+    # --- the parse cache -----------------------------------------------------------------------
+
+    def _parse_all(self, old_files: dict[str, list[Any]], states: dict[str, list[int]]) -> Parsed:
+        """Hash and, where needed, parse every corpus file into the parse cache.
 
         A file whose size and mtime match the last manifest keeps its recorded hash (it is not
-        even read); its records come from the parse cache. Changed files are parsed in parallel
-        when there is enough text to pay for a second process, reusing the titles of abstracts
-        that were parsed before.
+        even read). Changed files are parsed in parallel when there is enough text to pay for a
+        second process, reusing the titles of abstracts parsed before. Only ids and base keys
+        stay in memory: records are streamed from the cache when the index is written.
         """
         cache = self.root / "parsed"
         cache.mkdir(parents=True, exist_ok=True)
         hashes: dict[str, str] = {}
-        entries: dict[Path, Any] = {}
+        entries: list[Path] = []
+        headers: dict[Path, tuple[list[str], list[str]]] = {}
         todo: list[tuple[Path, bytes, Path]] = []
         for path in [*self.files, *self.metadata]:
             key = str(path.resolve())
@@ -220,44 +219,30 @@ class Store:
             if path in self.metadata:
                 continue
             target = _cache_path(cache, hashes[key])
-            entries[path] = _load_entry(target)
-            if entries[path] is None:
+            entries.append(target)
+            try:
+                headers[target] = _read_entry(target, 1)
+            except Exception:  # missing or unreadable: parse the file (again)
                 todo.append((path, data if data is not None else path.read_bytes(), target))
-        known = self._known_titles(cache, old_files, [path for path, _, _ in todo])
-        for (path, _, target), entry in zip(todo, _parse_many(todo, known), strict=True):
-            for message in entry.pop("warnings", []):
+        known = _known_titles(cache, old_files, [path for path, _, _ in todo])
+        for (_, _, target), (header, messages) in zip(todo, _parse_many(todo, known), strict=True):
+            for message in messages:
                 warnings.warn(ParseWarning(message), stacklevel=5)
-            _atomic_write(target, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
-            entries[path] = entry
+            headers[target] = header
         self._prune_cache(cache, hashes)
-        raw = [Paper.from_row(row) for path in self.files for row in entries[path]["records"]]
-        bases = {row["id"]: base for path in self.files for row, base in zip(entries[path]["records"], entries[path]["bases"], strict=True)}
-        return hashes, raw, bases
+        return Parsed(hashes, entries, headers, self.metadata)
 
     def vocabulary(self) -> dict[str, int]:
         """Surface words of the corpus with their counts, merged from the parse cache."""
-        manifest_files = {}
         gen = self._current()
-        if gen is not None:
-            manifest_files = (_read_json(gen / "manifest.json") or {}).get("files", {})
+        manifest_files = (_read_json(gen / "manifest.json") or {}).get("files", {}) if gen else {}
         total: dict[str, int] = {}
         for path in self.files:
             state = manifest_files.get(str(path.resolve()))
-            entry = _load_entry(_cache_path(self.root / "parsed", state[2])) if state else None
-            for word, count in (entry or {}).get("vocab", {}).items():
+            vocab = _read_entry(_cache_path(self.root / "parsed", state[2]), 2) if state else None
+            for word, count in (vocab or {}).items():
                 total[word] = total.get(word, 0) + count
         return total
-
-    @staticmethod
-    def _known_titles(cache: Path, old_files: dict[str, list[Any]], changed: list[Path]) -> dict[str, tuple[str, str]]:
-        """(name, title) of every abstract the changed files held before, by paper id."""
-        known: dict[str, tuple[str, str]] = {}
-        for path in changed:
-            state = old_files.get(str(path.resolve()))
-            entry = _load_entry(_cache_path(cache, state[2])) if state and len(state) > 2 else None
-            for row in (entry or {}).get("records", []):
-                known[row["id"]] = (row["name"], row["title"])
-        return known
 
     @staticmethod
     def _prune_cache(cache: Path, hashes: dict[str, str]) -> None:
@@ -266,7 +251,9 @@ class Store:
             if entry.name not in keep:
                 entry.unlink(missing_ok=True)
 
-    def _try_update(self, gen: Path, papers: list[Paper], manifest: dict[str, Any]) -> Opened | None:
+    # --- writing the index ---------------------------------------------------------------------
+
+    def _try_update(self, gen: Path, corpus: Parsed, manifest: dict[str, Any]) -> Opened | None:
         old = _read_json(gen / "records.json")
         try:
             ix = _open_whoosh(gen)
@@ -276,17 +263,21 @@ class Store:
         if not isinstance(old, dict):
             self._notice(f"the index in {gen} has no readable record list; rebuilding it")
             return None
-        new = {p.id: _digest(p) for p in papers}
-        changed = [p for p in papers if old.get(p.id) != new[p.id]]
-        removed = [i for i in old if i not in new]
+        digests: dict[str, str] = {}
+        changed = []
+        for paper in corpus.papers():
+            digests[paper.id] = _digest(paper)
+            if old.get(paper.id) != digests[paper.id]:
+                changed.append(paper)
+        removed = [i for i in old if i not in digests]
         if changed or removed:
             try:
                 self._apply(ix, changed, removed)
             except Exception as error:
                 self._notice(f"updating the index failed ({type(error).__name__}); rebuilding it")
                 return None
-        _atomic_write(gen / "records.json", json.dumps(new).encode())
-        _atomic_write(gen / "manifest.json", json.dumps(manifest).encode())
+        _atomic_write(gen / "records.json", json.dumps(digests).encode())
+        _atomic_write(gen / "manifest.json", json.dumps(manifest | {"count": len(digests)}).encode())
         return Opened(gen, _open_whoosh(gen), manifest)
 
     def _apply(self, ix: Any, changed: list[Paper], removed: list[str]) -> None:
@@ -302,27 +293,30 @@ class Store:
             raise
         writer.commit()
 
-    def _build(self, papers: list[Paper], manifest: dict[str, Any]) -> Opened:
+    def _build(self, corpus: Parsed, manifest: dict[str, Any]) -> Opened:
         from whoosh.filedb.filestore import FileStorage
 
         gen = self.root / f"gen-{time.time_ns()}-{os.getpid()}"
         gen.mkdir(parents=True)
         storage = FileStorage(str(gen), supports_mmap=False)
         ix = storage.create_index(schema())
-        parallel = len(papers) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1
+        total = corpus.count
+        parallel = total >= PARALLEL_FROM and (os.cpu_count() or 1) > 1
         options = {"procs": 2, "multisegment": True, "limitmb": 64} if parallel else {"limitmb": 64}
         writer = ix.writer(**options)
+        digests: dict[str, str] = {}
         try:
-            for n, paper in enumerate(papers, 1):
+            for n, paper in enumerate(corpus.papers(), 1):
                 writer.add_document(**document(paper))
-                self._tick(n, len(papers))
+                digests[paper.id] = _digest(paper)
+                self._tick(n, total)
         except BaseException:
             writer.cancel()
             shutil.rmtree(gen, ignore_errors=True)
             raise
         writer.commit()
-        _atomic_write(gen / "records.json", json.dumps({p.id: _digest(p) for p in papers}).encode())
-        _atomic_write(gen / "manifest.json", json.dumps(manifest).encode())
+        _atomic_write(gen / "records.json", json.dumps(digests).encode())
+        _atomic_write(gen / "manifest.json", json.dumps(manifest | {"count": len(digests)}).encode())
         _atomic_write(self.root / "CURRENT", gen.name.encode())
         self._remove_old_generations(keep=gen)
         return Opened(gen, _open_whoosh(gen), manifest)
@@ -341,6 +335,50 @@ class Store:
         warnings.warn(IndexNotice(message), stacklevel=5)
 
 
+class Parsed:
+    """The parsed corpus as the parse cache holds it: ids and base keys up front, records
+    read one file at a time when ``papers()`` streams the finished records."""
+
+    def __init__(
+        self,
+        hashes: dict[str, str],
+        entries: list[Path],
+        headers: dict[Path, tuple[list[str], list[str]]],
+        metadata: list[Path],
+    ) -> None:
+        self.hashes = hashes
+        self.entries = entries
+        self.metadata = metadata
+        self.items: list[tuple[str, str]] = []
+        for entry in entries:
+            ids, bases = headers[entry]
+            self.items.extend(zip(ids, bases, strict=True))
+        self.count = len({pid for pid, _ in self.items})
+
+    def papers(self) -> Iterator[Paper]:
+        """Every finished record in corpus order (deduplicated, keyed, overridden)."""
+        finisher = plan(self.items, self._duplicates(), [o for p in self.metadata for o in read_overrides(p)])
+        for entry in self.entries:
+            for row in _read_entry(entry, 3):
+                paper = finisher(Paper.from_row(row))
+                if paper is not None:
+                    yield paper
+
+    def _duplicates(self) -> dict[str, list[Paper]]:
+        seen: dict[str, int] = {}
+        for pid, _ in self.items:
+            seen[pid] = seen.get(pid, 0) + 1
+        wanted = {pid for pid, n in seen.items() if n > 1}
+        if not wanted:
+            return {}
+        groups: dict[str, list[Paper]] = {}
+        for entry in self.entries:
+            for row in _read_entry(entry, 3):
+                if row["id"] in wanted:
+                    groups.setdefault(row["id"], []).append(Paper.from_row(row))
+        return groups
+
+
 PARALLEL_BYTES = 2_000_000  # below this much text to parse, one process is quicker
 
 
@@ -348,31 +386,63 @@ def _cache_path(cache: Path, digest: str) -> Path:
     return cache / f"{digest}-{PARSER_VERSION}.pkl"
 
 
-def _load_entry(path: Path) -> dict[str, Any] | None:
-    try:
-        with path.open("rb") as handle:
-            entry = pickle.load(handle)
-        return entry if isinstance(entry, dict) and "records" in entry else None
-    except Exception:  # missing or unreadable: parse again
-        return None
+def _write_entry(path: Path, entry: dict[str, Any]) -> None:
+    """Three pickles in a row: (ids, base keys), word counts, records; readers stop early."""
+    parts = [(entry["ids"], entry["bases"]), entry["vocab"], entry["records"]]
+    _atomic_write(path, b"".join(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL) for part in parts))
 
 
-def _parse_many(todo: list[tuple[Path, bytes, Path]], known: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
-    jobs = [(data, path.name, known) for path, data, _ in todo]
-    if len(jobs) < 2 or sum(len(data) for data, _, _ in jobs) < PARALLEL_BYTES or (os.cpu_count() or 1) < 2:
-        return [parse_entry(*job) for job in jobs]
+def _read_entry(path: Path, part: int) -> Any:
+    """The ``part``-th pickle (1: ids and base keys, 2: word counts, 3: records) of an entry."""
+    with path.open("rb") as handle:
+        for _ in range(part - 1):
+            pickle.load(handle)
+        return pickle.load(handle)
+
+
+def _known_titles(cache: Path, old_files: dict[str, list[Any]], changed: list[Path]) -> dict[str, tuple[str, str]]:
+    """(name, title) of every abstract the changed files held before, by paper id."""
+    known: dict[str, tuple[str, str]] = {}
+    for path in changed:
+        state = old_files.get(str(path.resolve()))
+        old = _cache_path(cache, state[2]) if state and len(state) > 2 else None
+        if old is None or not old.exists():
+            continue
+        try:
+            rows = _read_entry(old, 3)
+        except Exception:  # an unreadable old entry only costs the reuse
+            continue
+        known.update((row["id"], (row["name"], row["title"])) for row in rows)
+    return known
+
+
+Header = tuple[list[str], list[str]]
+
+
+def _parse_many(todo: list[tuple[Path, bytes, Path]], known: dict[str, tuple[str, str]]) -> Iterator[tuple[Header, list[str]]]:
+    """Parse each file into its cache entry; yield (ids and base keys, warnings) per file.
+
+    The entry is written where it was parsed, so a worker process sends back only the header.
+    """
+    jobs = [(data, path.name, known, target) for path, data, target in todo]
+    if len(jobs) < 2 or sum(len(job[0]) for job in jobs) < PARALLEL_BYTES or (os.cpu_count() or 1) < 2:
+        yield from (_parse_job(job) for job in jobs)
+        return
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        return list(pool.map(_parse_job, jobs, chunksize=1))
+        yield from pool.map(_parse_job, jobs, chunksize=1)
 
 
-def _parse_job(job: tuple[bytes, str, dict[str, tuple[str, str]]]) -> dict[str, Any]:
-    return parse_entry(*job)
+def _parse_job(job: tuple[bytes, str, dict[str, tuple[str, str]], Path]) -> tuple[Header, list[str]]:
+    data, name, known, target = job
+    entry = parse_entry(data, name, known)
+    _write_entry(target, entry)
+    return (entry["ids"], entry["bases"]), entry["warnings"]
 
 
 def parse_entry(data: bytes, name: str, known: dict[str, tuple[str, str]]) -> dict[str, Any]:
-    """One file's cache entry: its records, and the counts of its words for suggestions."""
+    """One file's cache entry: records, their ids and base keys, and its word counts."""
     with warnings.catch_warnings(record=True) as caught:  # a worker process cannot show them
         warnings.simplefilter("always")
         papers = parse_bytes(data, name, titles=known)
@@ -380,12 +450,12 @@ def parse_entry(data: bytes, name: str, known: dict[str, tuple[str, str]]) -> di
     for paper in papers:
         for word in _WORDS.findall(f"{paper.name} {paper.title} {paper.abstract}".lower()):
             vocab[word] = vocab.get(word, 0) + 1
-    messages = [str(w.message) for w in caught if issubclass(w.category, ParseWarning)]
     return {
-        "records": [p.row() for p in papers],
+        "ids": [p.id for p in papers],
         "bases": [base_key(p) for p in papers],
         "vocab": vocab,
-        "warnings": messages,
+        "records": [p.row() for p in papers],
+        "warnings": [str(w.message) for w in caught if issubclass(w.category, ParseWarning)],
     }
 
 

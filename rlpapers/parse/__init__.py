@@ -71,7 +71,7 @@ def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) 
 
 
 def _assemble(blocks: list[Block], vocab: set[str], source: str, titles: Titles) -> list[Paper]:
-    from .roles import Role, classify, split_authors, split_categories
+    from .roles import Role, classify, could_be_name, split_authors, split_categories
 
     papers: list[Paper] = []
     topic = ""
@@ -81,6 +81,8 @@ def _assemble(blocks: list[Block], vocab: set[str], source: str, titles: Titles)
     for index, block in enumerate(blocks):
         text = join_lines(block.lines, vocab)
         role = classify(text, first=index == 0, last=index == len(blocks) - 1)
+        if role is Role.CATEGORY and categories and authors is None and could_be_name(text):
+            role = Role.AUTHORS  # a lone name right after the category line: "Naomi Omeonga wa Kayembe"
         if role is Role.HEADER:
             topic = text
         elif role is Role.CATEGORY:

@@ -48,7 +48,7 @@ def split_blocks(text: str) -> list[Block]:
 def vocabulary(text: str) -> set[str]:
     """Lower-cased words and hyphenated compounds of ``text`` (the pieces of a word broken at a
     line end come in too, which is harmless: only whole joined words are looked up)."""
-    return set(_WORD.findall(text.lower()))
+    return {match.group(0) for match in _WORD.finditer(text.lower())}  # no list of every word
 
 
 def join_lines(lines: Iterable[str], vocab: set[str] | frozenset[str] = frozenset()) -> str:

@@ -127,3 +127,8 @@ def _is_name(name: str, strict: bool = False) -> bool:
         elif strict:
             return False
     return capitalised >= 1
+
+
+def could_be_name(text: str) -> bool:
+    """A single person's name, loosely: for a block whose position says it is the author line."""
+    return "·" not in text and _is_name(_clean_name(text))
