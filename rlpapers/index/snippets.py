@@ -91,7 +91,11 @@ NEAR_SLOP = 8
 def proximity_factor(paper: Any, terms: list[str]) -> float:
     """1 plus a bonus when ``terms`` (analysed, in query order) stand together in the paper."""
     best = 1.0
+    prefixes = [term[:4] for term in terms if term.isascii()]  # folded letters may differ
     for text in (paper.title, paper.abstract):
+        lowered = text.lower()
+        if not all(prefix in lowered for prefix in prefixes):
+            continue  # a term is missing: no need to tokenise
         positions = _term_positions(text, set(terms))
         if _has_phrase(positions, terms):
             return 1.0 + PHRASE_BONUS
