@@ -183,6 +183,10 @@ def test_parse_bytes_reads_crlf_and_bom():
         ("We present \\textbf{Active Attacks}, a novel RL-based red-teaming algorithm.", "Active Attacks"),
         ("GRPO is popular. We study GRPO and PPO on many tasks and report what we find.", ""),
         ("Group relative policy optimization (GRPO) is slow. We analyse its variance in detail.", ""),
+        ("We prove a lower bound. Our results match the upper bounds of the SAVE algorithm (Zhao 2023).", ""),
+        ("Data is scarce. This data paper introduces MajinBook, an open catalogue of books.", "MajinBook"),
+        ("Planning is hard. RoboLayout is introduced as an extension of LayoutVLM.", "RoboLayout"),
+        ("Code: https://github.com/someone/SurfaceSplat. We fuse SDF and 3DGS here.", "SurfaceSplat"),
     ],
 )
 def test_introduced_names_are_found_and_mentioned_baselines_are_not(abstract, name):

@@ -68,13 +68,15 @@ _CUE_VERB = (
     r"(?:propose|introduce|present|develop|design|build|construct|release|contribute|curate|"
     r"create|establish|offer|unveil|devise|formulate|put\s+forward|describe|open-source|"
     r"collect|assemble|leverage|adopt|employ|explore|investigate|train|launch|report|"
-    r"benchmark|implement|pioneer)"
+    r"benchmark|implement|pioneer|provide)"
 )
 _CUE = re.compile(
-    r"\b(?:(?:we|(?:this|the)\s+(?:paper|work|study|article|report)|our\s+(?:paper|work))\s+"
+    r"\b(?:(?:we|(?:this|the)\s+(?:\w+\s+)?(?:paper|work|study|article|report)|our\s+(?:paper|work))\s+"
     r"(?:\w+ly\s+|first\s+|then\s+|also\s+|further\s+|therefore\s+|thus\s+|hence\s+|now\s+)?"
     + _CUE_VERB
     + r"(?:s|d|ed|es)?|(?:propos|introduc|present|develop|design|buil)ing|"
+    r"(?:,|\band|\bthen)\s+(?:propose|introduce|present|develop)s?(?=\s+(?-i:[A-Z0-9]))|"
+    r"(?:introduces|presents|proposes|our|the\s+proposed)(?=\s+(?-i:[A-Z0-9][\w\-]*[A-Z0-9]))|"
     r"(?:dubbed|called|named|termed|coined|namely|referred\s+to\s+as|known\s+as|"
     r"which\s+we\s+(?:call|name|term|dub)|we\s+(?:call|name|term|dub)(?:\s+(?:it|this|them|our\s+\w+))?|"
     r"our\s+(?:proposed\s+|trained\s+|resulting\s+|final\s+)?(?:method|model|framework|approach|system|agent|"
@@ -138,11 +140,21 @@ def find_name(doc: Plain) -> tuple[str, int, int] | None:
     for repo in _REPO_URL.finditer(doc.text):
         name = repo.group(1)
         if is_coined(name):
-            first = re.search(r"(?<![\w/-])" + re.escape(name) + r"(?![\w-])", doc.text, re.I)
-            scored.append((4.0, first.start() if first else repo.start(1), name))
+            first = re.search(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w-])", doc.text)
+            scored.append((5.5 if first else 4.0, first.start() if first else repo.start(1), name))
     for subject in _SUBJECT.finditer(doc.text):
         if is_coined(subject.group(1)):
             scored.append((3.0, subject.start(1), subject.group(1)))
+    for passive in _PASSIVE.finditer(doc.text):
+        if is_coined(passive.group(1)):
+            scored.append((5.0, passive.start(1), passive.group(1)))
+    for appositive in _APPOSITIVE.finditer(doc.text):
+        token = appositive.group(1)
+        if token.lower() not in _STOP and token not in _GENERIC and (is_coined(token) or not token.isalpha()):
+            scored.append((4.0, appositive.start(1), token))
+    opening = _OPENING.match(doc.text)
+    if opening and is_coined(opening.group(1)):
+        scored.append((4.5, opening.start(1), opening.group(1)))
     leading = _leading_name(doc.text)
     if leading:
         scored.append((5.0, leading[1], leading[0]))
@@ -155,8 +167,25 @@ def find_name(doc: Plain) -> tuple[str, int, int] | None:
 
 
 _SUBJECT = re.compile(r"(?:^|(?<=[.!?]\s))(" + _TOKEN + r")\s+is\s+an?\s")
+# "RoboLayout is introduced as …", "PlanarBench tests …" (the abstract opening with its name)
+_PASSIVE = re.compile(
+    r"(" + _TOKEN + r"),?\s+(?:is|are|was|were)\s+(?:introduced|proposed|presented|developed|released|designed)\b"
+)
+# "…, motivates Edit-As-Act, a framework that …": any word set off as the name of a thing
+_APPOSITIVE = re.compile(
+    r"(?<![\w-])([A-Za-z0-9][\w\-]*[A-Za-z0-9]),\s+(?:a|an)\s+(?:[\w\-]+\s+){0,4}?"
+    r"(?:framework|model|method|benchmark|dataset|approach|system|agent|network|algorithm|"
+    r"architecture|pipeline|paradigm|module|library|toolkit|suite|metric|corpus|catalogue|platform)\b"
+)
+_OPENING = re.compile(
+    r"\s*(" + _TOKEN + r")\s+(?:dataset|benchmark|model|framework|corpus|suite|toolkit|library|"
+    r"tests|establishes|introduces|provides|offers|enables|is\s+(?:a|an|the)\b)"
+)
 _PAREN = re.compile(r"\((" + _TOKEN + r")\)")
-_REPO_URL = re.compile(r"https?://(?:github\.com|gitlab\.com|huggingface\.co)/[\w.\-]+/([\w\-]+?)(?:\.git)?/?(?=[\s)\].,;]|$)")
+_REPO_URL = re.compile(
+    r"https?://(?:(?:github\.com|gitlab\.com|huggingface\.co)/(?:datasets/|spaces/)?[\w.\-]+"
+    r"|[\w\-]+\.github\.io)/([\w\-]+?)(?:\.git|\.github\.io)?/?(?=[\s)\].,;]|$)"
+)
 
 
 def _repetition_bonus(text: str, token: str, start: int) -> float:
@@ -237,8 +266,9 @@ def _token_score(token: str, window: str, match: re.Match[str], first: bool, nam
     if re.match(r"-(?:based|like|style|driven|aware|guided|free|level)\b", window[match.end() - 1 :]):
         return 0.0
     headed = bool(_HEAD_NOUN.match(window, match.end()))
+    labelled = bool(_AFTER_HEAD_NOUN.search(window, 0, match.start()))  # "a new paradigm CrossICL"
     if is_coined(token):
-        return 1.0 + 2.0 * first + 1.5 * apposition + 3.0 * naming + 1.0 * headed
+        return 1.0 + 2.0 * first + 1.5 * apposition + 3.0 * naming + 1.0 * headed + 2.5 * labelled
     proper = _is_proper_word(token)
     if proper and (naming or first or before.strip() == ":") and apposition:
         return 3.0 + 3.0 * naming
@@ -256,6 +286,10 @@ _EXPANSION = re.compile(
 _HEAD_NOUN = re.compile(
     r"\s+(?:framework|model|method|benchmark|dataset|approach|system|agent|network|algorithm|"
     r"architecture|pipeline|paradigm|module|library|toolkit|suite|metric|corpus|platform)s?\b"
+)
+_AFTER_HEAD_NOUN = re.compile(
+    r"\b(?:framework|model|method|benchmark|dataset|approach|system|agent|network|algorithm|"
+    r"architecture|pipeline|paradigm|module|library|toolkit|suite|metric|corpus|platform)s?,?\s+$"
 )
 _PROPER_PHRASE = re.compile(
     r"((?:[A-Z][\w’'\-]*)(?:\s+(?:[A-Z][\w’'\-]*|the|of|for|in|and|with|to|a)){1,4}?\s+[A-Z][\w’'\-]*)"
@@ -313,6 +347,8 @@ def _ordinary_word(part: str) -> bool:
 
 
 def _is_titlecase_phrase(text: str) -> bool:
+    if len(text) < 3:
+        return False
     words = text.split()
     return 1 <= len(words) <= 5 and all(w[:1].isupper() or w.lower() in _STOP for w in words)
 
