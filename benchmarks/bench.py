@@ -312,9 +312,12 @@ def plot(results: dict[str, Any], path: Path) -> None:
     right.plot(xs, [results["sizes"][s]["rlpapers"]["search_warm"]["p95_ms"] for s in sizes], "o:", label="rlpapers p95")
     right.plot(xs, [results["sizes"][s]["bm25s"]["p50_ms"] for s in sizes], "s--", label="bm25s p50")
     right.set(xlabel="records", ylabel="query latency, ms (warm)", title="Search latency")
+    from matplotlib.ticker import FuncFormatter
+
     for axis in (left, right):
         axis.grid(alpha=0.3)
         axis.legend()
+        axis.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:.0f}k"))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -327,7 +330,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--smoke", action="store_true", help="synthetic records, few runs, no plot")
     parser.add_argument("--quick", action="store_true", help="fewer runs")
+    parser.add_argument("--replot", action="store_true", help="redraw the plot from results.json")
     args = parser.parse_args()
+    if args.replot:
+        results = json.loads((args.out / "results.json").read_text())
+        print(table(results))
+        plot(results, args.out / "scaling.png")
+        return
     args.out.mkdir(parents=True, exist_ok=True)
     runs = 3 if args.smoke or args.quick else args.runs
     records = synthetic_records(max(args.sizes)) if args.smoke else load_records(args.corpus)
