@@ -71,7 +71,9 @@ def synthetic_records(n: int) -> list[dict[str, Any]]:
             "date": f"2025-{1 + i % 12:02d}-01",
             "categories": ["cs.LG", "cs.AI"],
             "authors": [f"Ada Lovelace{i}", "Alan Turing"],
-            "abstract": f"We propose Method{i}, a method. " + " ".join(rng.choice(words) for _ in range(80)) + ".",
+            "abstract": f"We propose Method{i}, a method. "
+            + " ".join(rng.choice(words) for _ in range(80))
+            + ".",
         }
         for i in range(n)
     ]
@@ -89,7 +91,9 @@ def write_corpus(records: list[dict[str, Any]], folder: Path, size: int) -> Path
         copy = i // len(records)
         abstract = record["abstract"] + (f" [copy {copy + 1}]" if copy else "")
         wrapped = "\n".join(textwrap.wrap(" ".join(abstract.split()), 80))
-        authors = ", ".join(record["authors"][:12]) + (", et al." if len(record["authors"]) > 12 else "")
+        authors = ", ".join(record["authors"][:12]) + (
+            ", et al." if len(record["authors"]) > 12 else ""
+        )
         block = f"{' · '.join(record['categories'])}\n\n{authors}\n\n{wrapped}"
         months[f"{record['date'][:7]}-{copy}"].append(block)
     for month, blocks in sorted(months.items()):
@@ -154,7 +158,9 @@ def timed_process(argv: list[str], env: dict[str, str] | None = None) -> dict[st
     after = os.times()
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(argv)} failed: {err.decode()[-2000:]}")
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
     return {"wall_s": wall, "cpu_s": cpu, "peak_mb": rss / 2**20}
 
 
@@ -166,7 +172,9 @@ def env_without_bytecode_block() -> dict[str, str]:
 
 
 def median_runtime(argv: list[str], runs: int, env: dict[str, str]) -> float:
-    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm caches
+    subprocess.run(
+        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )  # warm caches
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -192,9 +200,13 @@ def bench_rlpapers(corpus: Path, index: Path, runs: int) -> dict[str, Any]:
     env = env_without_bytecode_block()
     shutil.rmtree(index, ignore_errors=True)
     result: dict[str, Any] = {}
-    build = timed_process(rlpapers_cmd("--corpus", str(corpus), "--index-dir", str(index), "index"), env)
+    build = timed_process(
+        rlpapers_cmd("--corpus", str(corpus), "--index-dir", str(index), "index"), env
+    )
     result["build"] = build | {"index_mb": folder_size(index) / 2**20}
-    search = rlpapers_cmd("--corpus", str(corpus), "--index-dir", str(index), "search", "policy", "-f", "ids")
+    search = rlpapers_cmd(
+        "--corpus", str(corpus), "--index-dir", str(index), "search", "policy", "-f", "ids"
+    )
     result["refresh_nochange_s"] = timed_process(search, env)["wall_s"]
     result["refresh_one_file_s"] = _one_file_refresh(corpus, search, env)
     result["search_warm"] = _warm_latency(corpus, index)
@@ -248,7 +260,12 @@ def bench_bm25s(corpus: Path) -> dict[str, Any]:
         q = bm25s.tokenize([query], stopwords="en", show_progress=False)
         retriever.retrieve(q, k=10, show_progress=False)
         times.append((time.perf_counter() - t0) * 1000)
-    return {"build_s": build, "build_cpu_s": cpu, "p50_ms": statistics.median(times), "p95_ms": percentile(times, 0.95)}
+    return {
+        "build_s": build,
+        "build_cpu_s": cpu,
+        "p50_ms": statistics.median(times),
+        "p95_ms": percentile(times, 0.95),
+    }
 
 
 def bench_startup(runs: int, out: Path) -> dict[str, float]:
@@ -277,20 +294,44 @@ def bench_startup(runs: int, out: Path) -> dict[str, float]:
 def table(results: dict[str, Any]) -> str:
     lines = []
     s = results["startup"]
-    lines.append(f"start-up (median of {results['runs']}): python -c pass {s['python_pass_s'] * 1000:.0f} ms; "
-                 f"--help {s['help_s'] * 1000:.0f} ms ({s['help_ratio']:.1f}x); "
-                 f"search on the seeds {s['search_s'] * 1000:.0f} ms ({s['search_ratio']:.1f}x; "
-                 f"console script {s['search_script_ratio']:.1f}x)")
-    header = ("records", "build s", "cpu s", "peak MB", "index MB", "bm25s s", "build/bm25s",
-              "refresh 1 file s", "no-change s", "p50 ms", "p95 ms", "bm25s p50 ms", "cold search s")
+    lines.append(
+        f"start-up (median of {results['runs']}): python -c pass {s['python_pass_s'] * 1000:.0f} ms; "
+        f"--help {s['help_s'] * 1000:.0f} ms ({s['help_ratio']:.1f}x); "
+        f"search on the seeds {s['search_s'] * 1000:.0f} ms ({s['search_ratio']:.1f}x; "
+        f"console script {s['search_script_ratio']:.1f}x)"
+    )
+    header = (
+        "records",
+        "build s",
+        "cpu s",
+        "peak MB",
+        "index MB",
+        "bm25s s",
+        "build/bm25s",
+        "refresh 1 file s",
+        "no-change s",
+        "p50 ms",
+        "p95 ms",
+        "bm25s p50 ms",
+        "cold search s",
+    )
     lines.append(" | ".join(header))
     for size, row in sorted(results["sizes"].items(), key=lambda kv: int(kv[0])):
         r, b = row["rlpapers"], row["bm25s"]
         cells = (
-            size, f"{r['build']['wall_s']:.1f}", f"{r['build']['cpu_s']:.1f}", f"{r['build']['peak_mb']:.0f}",
-            f"{r['build']['index_mb']:.0f}", f"{b['build_s']:.1f}", f"{r['build']['wall_s'] / b['build_s']:.2f}",
-            f"{r['refresh_one_file_s']:.2f}", f"{r['refresh_nochange_s']:.2f}", f"{r['search_warm']['p50_ms']:.1f}",
-            f"{r['search_warm']['p95_ms']:.1f}", f"{b['p50_ms']:.1f}", f"{r['search_cold_s']:.2f}",
+            size,
+            f"{r['build']['wall_s']:.1f}",
+            f"{r['build']['cpu_s']:.1f}",
+            f"{r['build']['peak_mb']:.0f}",
+            f"{r['build']['index_mb']:.0f}",
+            f"{b['build_s']:.1f}",
+            f"{r['build']['wall_s'] / b['build_s']:.2f}",
+            f"{r['refresh_one_file_s']:.2f}",
+            f"{r['refresh_nochange_s']:.2f}",
+            f"{r['search_warm']['p50_ms']:.1f}",
+            f"{r['search_warm']['p95_ms']:.1f}",
+            f"{b['p50_ms']:.1f}",
+            f"{r['search_cold_s']:.2f}",
         )
         lines.append(" | ".join(str(c) for c in cells))
     return "\n".join(lines)
@@ -305,12 +346,29 @@ def plot(results: dict[str, Any], path: Path) -> None:
     sizes = sorted(results["sizes"], key=int)
     xs = [int(s) for s in sizes]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.plot(xs, [results["sizes"][s]["rlpapers"]["build"]["wall_s"] for s in sizes], "o-", label="rlpapers (Whoosh)")
+    left.plot(
+        xs,
+        [results["sizes"][s]["rlpapers"]["build"]["wall_s"] for s in sizes],
+        "o-",
+        label="rlpapers (Whoosh)",
+    )
     left.plot(xs, [results["sizes"][s]["bm25s"]["build_s"] for s in sizes], "s--", label="bm25s")
     left.set(xlabel="records", ylabel="full index build, s", title="Build time")
-    right.plot(xs, [results["sizes"][s]["rlpapers"]["search_warm"]["p50_ms"] for s in sizes], "o-", label="rlpapers p50")
-    right.plot(xs, [results["sizes"][s]["rlpapers"]["search_warm"]["p95_ms"] for s in sizes], "o:", label="rlpapers p95")
-    right.plot(xs, [results["sizes"][s]["bm25s"]["p50_ms"] for s in sizes], "s--", label="bm25s p50")
+    right.plot(
+        xs,
+        [results["sizes"][s]["rlpapers"]["search_warm"]["p50_ms"] for s in sizes],
+        "o-",
+        label="rlpapers p50",
+    )
+    right.plot(
+        xs,
+        [results["sizes"][s]["rlpapers"]["search_warm"]["p95_ms"] for s in sizes],
+        "o:",
+        label="rlpapers p95",
+    )
+    right.plot(
+        xs, [results["sizes"][s]["bm25s"]["p50_ms"] for s in sizes], "s--", label="bm25s p50"
+    )
     right.set(xlabel="records", ylabel="query latency, ms (warm)", title="Search latency")
     from matplotlib.ticker import FuncFormatter
 
@@ -323,10 +381,14 @@ def plot(results: dict[str, Any], path: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 75_000, 150_000])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("--runs", type=int, default=15, help="runs per start-up and cold-search median")
+    parser.add_argument(
+        "--runs", type=int, default=15, help="runs per start-up and cold-search median"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--smoke", action="store_true", help="synthetic records, few runs, no plot")
     parser.add_argument("--quick", action="store_true", help="fewer runs")
@@ -358,7 +420,11 @@ def main() -> None:
 def machine() -> dict[str, Any]:
     import platform
 
-    return {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()}
+    return {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+    }
 
 
 if __name__ == "__main__":

@@ -19,7 +19,12 @@ from pathlib import Path
 from rlpapers.parse.blocks import join_lines
 from rlpapers.parse.names import extract_name
 
-DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "arxiv-cs-2025-2026.jsonl.gz"
+DEFAULT = (
+    Path(__file__).resolve().parents[1].parent
+    / "shared"
+    / "corpora"
+    / "arxiv-cs-2025-2026.jsonl.gz"
+)
 TITLED = re.compile(r"^([^:]{1,40}):\s")
 
 
@@ -32,7 +37,9 @@ def load(path: Path):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--corpus", type=Path, default=DEFAULT)
-    parser.add_argument("--sample", type=int, default=0, help="evaluate a random sample of N records")
+    parser.add_argument(
+        "--sample", type=int, default=0, help="evaluate a random sample of N records"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=0, help="print K misses")
     args = parser.parse_args()
@@ -57,8 +64,12 @@ def main() -> None:
             none_total += 1
             named_none += bool(got)
     print(f"name recovered: {hits}/{total} = {hits / max(total, 1):.1%}")
-    print(f"  wrong name given: {wrong} ({wrong / max(total, 1):.1%}), none given: {total - hits - wrong}")
-    print(f"untitled-name papers given a name: {named_none}/{none_total} = {named_none / max(none_total, 1):.1%}")
+    print(
+        f"  wrong name given: {wrong} ({wrong / max(total, 1):.1%}), none given: {total - hits - wrong}"
+    )
+    print(
+        f"untitled-name papers given a name: {named_none}/{none_total} = {named_none / max(none_total, 1):.1%}"
+    )
     for truth, got, text in random.Random(1).sample(misses, min(args.show, len(misses))):
         print(f"\n[{truth}] got [{got}]\n  {text}")
 

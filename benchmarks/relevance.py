@@ -35,7 +35,9 @@ def ndcg(ranked: list[str], grades: dict[str, int], k: int = K) -> float:
     return dcg / idcg if idcg else 0.0
 
 
-def evaluate(search: Callable[[str], list[str]], judgments: dict[str, dict[str, int]]) -> dict[str, float]:
+def evaluate(
+    search: Callable[[str], list[str]], judgments: dict[str, dict[str, int]]
+) -> dict[str, float]:
     return {query: ndcg(search(query), grades) for query, grades in judgments.items()}
 
 
@@ -59,8 +61,13 @@ def baseline_search(index_dir: Path) -> Callable[[str], list[str]]:
     with ix.writer() as writer:
         for p in load_corpus([ROOT / "seeds"]).papers:
             writer.add_document(
-                id=p.id, name=p.name, title=p.title, abstract=p.abstract,
-                author=" ".join(p.authors), category=" ".join(p.categories), topic=p.topic,
+                id=p.id,
+                name=p.name,
+                title=p.title,
+                abstract=p.abstract,
+                author=" ".join(p.authors),
+                category=" ".join(p.categories),
+                topic=p.topic,
             )
     searcher = ix.searcher(weighting=scoring.BM25F())
     parser = qparser.MultifieldParser(list(fields), schema, group=qparser.OrGroup)
@@ -77,7 +84,9 @@ def compare() -> tuple[dict[str, float], dict[str, float]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--per-query", action="store_true")
     args = parser.parse_args()
     ours, plain = compare()
@@ -85,7 +94,9 @@ def main() -> None:
         for query in ours:
             print(f"{ours[query]:.3f}  {plain[query]:.3f}  {query}")
     mean = lambda d: sum(d.values()) / len(d)  # noqa: E731
-    print(f"queries: {len(ours)}  nDCG@{K}: rlpapers {mean(ours):.4f}  plain Whoosh BM25F {mean(plain):.4f}")
+    print(
+        f"queries: {len(ours)}  nDCG@{K}: rlpapers {mean(ours):.4f}  plain Whoosh BM25F {mean(plain):.4f}"
+    )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
 from typing import TYPE_CHECKING, Any
 
 from .errors import CorpusError, NotFoundError, ParseError, ParseWarning
@@ -22,7 +21,7 @@ _KEY_STOP = {
     "novel", "new", "approach", "method", "methods", "framework", "frameworks", "paradigm",
     "efficient", "effective", "simple", "general", "unified", "first", "training", "model",
     "models", "learning", "reinforcement", "large", "language", "deep", "based", "using",
-    "algorithm", "system", "study", "analysis", "towards",
+    "algorithm", "system", "study", "analysis",
 }  # fmt: skip
 
 
@@ -151,7 +150,10 @@ def assign_keys(papers: list[Paper], known: dict[str, str] | None = None) -> lis
     """Give every paper a unique, readable ASCII key; colliding keys get a, b, c… by id order."""
     known = known or {}
     keys = keys_from_bases({paper.id: known.get(paper.id) or base_key(paper) for paper in papers})
-    return [paper if paper.key == keys[paper.id] else paper.with_changes(key=keys[paper.id]) for paper in papers]
+    return [
+        paper if paper.key == keys[paper.id] else paper.with_changes(key=keys[paper.id])
+        for paper in papers
+    ]
 
 
 def keys_from_bases(bases: dict[str, str]) -> dict[str, str]:
@@ -221,7 +223,11 @@ def _title_word(title: str) -> str:
         if re.match(r"[\u3400-\u9fff]", word):
             word = word[:4]  # a CJK run is a whole clause; four characters make a word or two
         ascii_word = _ascii_word(word)
-        if len(ascii_word) > 2 and ascii_word not in _KEY_STOP and previous not in {"that", "which"}:
+        if (
+            len(ascii_word) > 2
+            and ascii_word not in _KEY_STOP
+            and previous not in {"that", "which"}
+        ):
             return ascii_word
         previous = ascii_word
     return ""

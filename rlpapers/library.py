@@ -59,7 +59,11 @@ class Library:
         return filters.apply(papers) if filters else papers
 
     def search(
-        self, query: str, limit: int | None = 10, filters: Filters | None = None, sort: str = "score"
+        self,
+        query: str,
+        limit: int | None = 10,
+        filters: Filters | None = None,
+        sort: str = "score",
     ) -> list[Hit]:
         """Ranked hits; raises ``QueryError`` (with a position) for a malformed query."""
         return self.index.search(query, limit=limit, filters=filters, sort=sort)

@@ -43,14 +43,20 @@ def load_yaml(path: Path) -> Any:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise ParseError(f"invalid YAML: {problem}", str(path), mark.line + 1 if mark else None) from None
+        raise ParseError(
+            f"invalid YAML: {problem}", str(path), mark.line + 1 if mark else None
+        ) from None
 
 
 def sidecars(files: list[Path]) -> list[Path]:
     """The metadata files that belong to these corpus files, in a stable order."""
     found: dict[Path, None] = {}
     for file in files:
-        for candidate in (file.with_suffix(".yaml"), file.with_suffix(".yml"), file.parent / "metadata.yaml"):
+        for candidate in (
+            file.with_suffix(".yaml"),
+            file.with_suffix(".yml"),
+            file.parent / "metadata.yaml",
+        ):
             if candidate.is_file():
                 found[candidate] = None
     return list(found)
@@ -71,7 +77,9 @@ def read_overrides(path: Path) -> list[Override]:
         unknown = sorted(set(values) - FIELDS)
         if unknown:
             known = ", ".join(sorted(FIELDS))
-            raise ParseError(f"unknown field {unknown[0]!r} for {target!r} (known: {known})", str(path), line)
+            raise ParseError(
+                f"unknown field {unknown[0]!r} for {target!r} (known: {known})", str(path), line
+            )
         overrides.append(Override(str(target), _checked(values, path, line), str(path), line or 0))
     return overrides
 

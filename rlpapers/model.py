@@ -88,7 +88,9 @@ class Paper:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Paper:
         known = {f.name for f in fields(cls)}
-        kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known}
+        kwargs: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known
+        }
         return cls(**kwargs)
 
 

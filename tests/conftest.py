@@ -14,7 +14,12 @@ DATA = ROOT / "tests" / "data"
 SEEDS = ROOT / "seeds"
 
 os.environ.update(
-    {"NO_COLOR": "1", "TERMINAL_WIDTH": "100", "COLUMNS": "100", "_TYPER_FORCE_DISABLE_TERMINAL": "1"}
+    {
+        "NO_COLOR": "1",
+        "TERMINAL_WIDTH": "100",
+        "COLUMNS": "100",
+        "_TYPER_FORCE_DISABLE_TERMINAL": "1",
+    }
 )
 
 

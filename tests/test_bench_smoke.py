@@ -16,7 +16,15 @@ def test_benchmark_runs_on_200_records(tmp_path):
     pytest.importorskip("bm25s", reason="the bench extra is not installed")
     pytest.importorskip("psutil", reason="the bench extra is not installed")
     env = dict(os.environ, RLPAPERS_INDEX_DIR=str(tmp_path / "seeds-index"))
-    argv = [sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--sizes", "200", "--smoke", "--out", str(tmp_path)]
+    argv = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "bench.py"),
+        "--sizes",
+        "200",
+        "--smoke",
+        "--out",
+        str(tmp_path),
+    ]
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads((tmp_path / "results.json").read_text())

@@ -56,7 +56,9 @@ def test_keys_are_transliterated():
 
 
 def test_colliding_keys_get_letter_suffixes_in_id_order():
-    papers = [Paper(id=i, abstract=i, name="Same", authors=("Ada Lovelace",)) for i in ("b", "a", "c")]
+    papers = [
+        Paper(id=i, abstract=i, name="Same", authors=("Ada Lovelace",)) for i in ("b", "a", "c")
+    ]
     keys = {p.id: p.key for p in assign_keys(papers)}
     assert keys == {"a": "lovelace_samea", "b": "lovelace_sameb", "c": "lovelace_samec"}
 
@@ -84,14 +86,23 @@ def test_missing_corpus_path_is_an_error(tmp_path):
 
 def test_metadata_sidecar_overrides_fields(seeds_copy):
     sidecar = seeds_copy / "000_eda7530d3ab384ed.yaml"
-    sidecar.write_text("qerl:\n  year: 2025\n  venue: ICLR\n  tags: [quantization]\n  doi: 10.1/x\n")
+    sidecar.write_text(
+        "qerl:\n  year: 2025\n  venue: ICLR\n  tags: [quantization]\n  doi: 10.1/x\n"
+    )
     paper = find_paper(load_corpus([seeds_copy]).papers, "qerl")
-    assert (paper.year, paper.venue, paper.tags, paper.doi) == (2025, "ICLR", ("quantization",), "10.1/x")
+    assert (paper.year, paper.venue, paper.tags, paper.doi) == (
+        2025,
+        "ICLR",
+        ("quantization",),
+        "10.1/x",
+    )
 
 
 def test_metadata_by_id_can_set_title_and_key(seeds_copy, seeds):
     target = find_paper(seeds, "qerl")
-    (seeds_copy / "metadata.yaml").write_text(f"{target.id}:\n  title: QeRL for real\n  key: qerl2025\n")
+    (seeds_copy / "metadata.yaml").write_text(
+        f"{target.id}:\n  title: QeRL for real\n  key: qerl2025\n"
+    )
     paper = find_paper(load_corpus([seeds_copy]).papers, "qerl2025")
     assert paper.title == "QeRL for real"
 
@@ -110,7 +121,9 @@ def test_unknown_metadata_field_is_an_error_with_line(seeds_copy):
 
 def test_unknown_metadata_target_is_a_warning(seeds_copy):
     (seeds_copy / "metadata.yaml").write_text("nosuchpaper:\n  year: 2025\n")
-    with pytest.warns(ParseWarning, match=r"metadata\.yaml:1: no paper with id or key 'nosuchpaper'"):
+    with pytest.warns(
+        ParseWarning, match=r"metadata\.yaml:1: no paper with id or key 'nosuchpaper'"
+    ):
         load_corpus([seeds_copy])
 
 
@@ -165,6 +178,10 @@ def test_with_changes_copies_and_checks_field_names():
     paper = Paper(id="x", abstract="a", key="k", source="f.txt", line=3)
     changed = paper.with_changes(key="new", year=2025)
     assert (changed.key, changed.year, changed.line) == ("new", 2025, 3)
-    assert paper.key == "k" and changed != paper and changed == Paper(id="x", abstract="a", key="new", year=2025)
+    assert (
+        paper.key == "k"
+        and changed != paper
+        and changed == Paper(id="x", abstract="a", key="new", year=2025)
+    )
     with pytest.raises(TypeError, match="colour"):
         paper.with_changes(colour="red")

@@ -104,13 +104,18 @@ def test_bibtex_fields(papers):
 
 def test_bibtex_escaping_rules():
     assert to_latex("35% of R&D #1 a_b ~x") == r"35\% of R\&D \#1 a\_b \textasciitilde{}x"
-    assert to_latex(r"kept: $\tilde{O}(d^2)$, 0.07\%, \textbf{bold}") == r"kept: $\tilde{O}(d^2)$, 0.07\%, \textbf{bold}"
+    assert (
+        to_latex(r"kept: $\tilde{O}(d^2)$, 0.07\%, \textbf{bold}")
+        == r"kept: $\tilde{O}(d^2)$, 0.07\%, \textbf{bold}"
+    )
     assert to_latex("**Bold** and *it*") == r"\textbf{Bold} and \emph{it}"
     assert to_latex("a } b { c") == r"a \textbraceright{} b \textbraceleft{} c"
     assert to_latex(r"set $\{x\}$ and \{ alone") == r"set $\{x\}$ and \textbraceleft{} alone"
-    assert to_latex("a \\\\ b \\") == r"a \textbackslash{}\ b \textbackslash{}"  # a stray \ is spelled out
+    assert (
+        to_latex("a \\\\ b \\") == r"a \textbackslash{}\ b \textbackslash{}"
+    )  # a stray \ is spelled out
     assert to_latex("costs $5 only") == r"costs \$5 only"
-    assert to_latex("Aichmüller", ascii_only=True) == r'Aichm{\"u}ller'
+    assert to_latex("Aichmüller", ascii_only=True) == r"Aichm{\"u}ller"
 
 
 def test_bibtex_ascii_mode_is_pure_ascii_except_cjk(papers):
@@ -120,9 +125,20 @@ def test_bibtex_ascii_mode_is_pure_ascii_except_cjk(papers):
 
 
 def test_metadata_fields_reach_bibtex():
-    paper = Paper(id="x", abstract="A text.", key="k", title="T", year=2025, venue="ICLR", doi="10.1/x", note="Oral")
+    paper = Paper(
+        id="x",
+        abstract="A text.",
+        key="k",
+        title="T",
+        year=2025,
+        venue="ICLR",
+        doi="10.1/x",
+        note="Oral",
+    )
     entry = export([paper], "bibtex")
-    assert "year = {2025}" in entry and "howpublished = {ICLR}" in entry and "doi = {10.1/x}" in entry
+    assert (
+        "year = {2025}" in entry and "howpublished = {ICLR}" in entry and "doi = {10.1/x}" in entry
+    )
     assert "note = {Oral. Abstract from :0}" in entry or "note = {Oral." in entry
 
 
@@ -155,17 +171,32 @@ def test_plain_specials_read_back_as_themselves(text):
 
 def test_csv_reads_back_with_the_csv_module(papers):
     rows = list(csv.DictReader(io.StringIO(export(papers, "csv"), newline="")))
-    assert list(rows[0]) == ["id", "key", "title", "name", "authors", "categories", "topic", "source", "abstract", "links"]
+    assert list(rows[0]) == [
+        "id",
+        "key",
+        "title",
+        "name",
+        "authors",
+        "categories",
+        "topic",
+        "source",
+        "abstract",
+        "links",
+    ]
     assert [r["abstract"] for r in rows] == [p.abstract for p in papers]
     assert rows[20]["authors"].split("; ")[0] == papers[20].authors[0]
 
 
 def test_csv_excel_bom_and_formula_defusing():
-    paper = Paper(id="x", abstract="=HYPERLINK(\"http://evil\")", key="k", title="+cmd", topic="强化学习")
+    paper = Paper(
+        id="x", abstract='=HYPERLINK("http://evil")', key="k", title="+cmd", topic="强化学习"
+    )
     text = export([paper], "csv", excel=True)
     assert text.startswith("\ufeff")
     row = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))[0]
-    assert row["abstract"].startswith("'=") and row["title"] == "'+cmd" and row["topic"] == "强化学习"
+    assert (
+        row["abstract"].startswith("'=") and row["title"] == "'+cmd" and row["topic"] == "强化学习"
+    )
 
 
 def test_csv_fields_pick_columns(papers):
@@ -178,7 +209,11 @@ def test_csv_fields_pick_columns(papers):
 def test_markdown_reads_back_with_a_commonmark_parser(papers):
     md = MarkdownIt("commonmark")
     tokens = md.parse(export(papers, "markdown"))
-    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h2"]
+    headings = [
+        tokens[i + 1].content
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open" and t.tag == "h2"
+    ]
     assert len(headings) == 40
     rendered = md.render(export(papers, "markdown"))
     for paper in papers:
@@ -187,7 +222,9 @@ def test_markdown_reads_back_with_a_commonmark_parser(papers):
 
 def test_markdown_table_escapes_pipes_and_newlines():
     paper = Paper(id="x", abstract="a", key="k", title="A | B\nC", authors=("X|Y",))
-    table = MarkdownIt("commonmark").enable("table").parse(export([paper], "markdown", style="table"))
+    table = (
+        MarkdownIt("commonmark").enable("table").parse(export([paper], "markdown", style="table"))
+    )
     cells = [t.content for t in table if t.type == "inline"]
     assert cells[4:8] == ["`k`", "A | B C", "X|Y", ""]  # escaped pipes stay inside their cells
 
@@ -248,7 +285,10 @@ def test_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
 
 def test_cli_export_all_and_query():
     assert run("export").stdout.count("@misc{") == 40
-    assert run("export", "entropy", "-f", "ids").stdout.split()[0] == run("search", "entropy", "-f", "ids").stdout.split()[0]
+    assert (
+        run("export", "entropy", "-f", "ids").stdout.split()[0]
+        == run("search", "entropy", "-f", "ids").stdout.split()[0]
+    )
     assert run("export", "nosuchwordanywhere", code=1).stdout == ""
 
 
@@ -273,7 +313,9 @@ def test_cli_export_output_file(tmp_path):
 
 
 def test_cli_export_wrong_option_is_exit_2():
-    assert "--ascii applies to --format bibtex" in run("export", "-f", "csv", "--ascii", code=2).stderr
+    assert (
+        "--ascii applies to --format bibtex" in run("export", "-f", "csv", "--ascii", code=2).stderr
+    )
 
 
 def test_list_and_search_accept_export_formats():
@@ -285,7 +327,9 @@ def test_shell_pipeline_search_to_bibtex(tmp_path):
     env = dict(os.environ, NO_COLOR="1")
     rl = f"'{sys.executable}' -m rlpapers"
     pipeline = f"{rl} search entropy --format ids | {rl} export --format bibtex --ids -"
-    proc = subprocess.run(pipeline, shell=True, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    proc = subprocess.run(
+        pipeline, shell=True, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     library = bibtexparser.parse_string(proc.stdout)
     assert len(library.entries) >= 3 and not library.failed_blocks

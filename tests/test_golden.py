@@ -17,7 +17,9 @@ from rlpapers.parse import parse_file
 
 from .conftest import DATA
 
-CASES = sorted(p for p in (DATA / "parse").glob("*.txt") if p.stat().st_size and p.stem != "header_only")
+CASES = sorted(
+    p for p in (DATA / "parse").glob("*.txt") if p.stat().st_size and p.stem != "header_only"
+)
 
 
 def records(path):
@@ -31,6 +33,8 @@ def test_parser_golden(case):
     expected_path = case.with_suffix(".json")
     got = records(case)
     if os.environ.get("RLPAPERS_REGEN"):
-        expected_path.write_text(json.dumps(got, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        expected_path.write_text(
+            json.dumps(got, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
     expected = json.loads(expected_path.read_text(encoding="utf-8"))
     assert got == expected

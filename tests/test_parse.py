@@ -15,7 +15,9 @@ from rlpapers.parse.text import decode
 
 from .conftest import DATA
 
-ABSTRACT = "We propose QeRL, a Quantization-enhanced Reinforcement Learning framework. It works well."
+ABSTRACT = (
+    "We propose QeRL, a Quantization-enhanced Reinforcement Learning framework. It works well."
+)
 
 
 # --- decoding ----------------------------------------------------------------------------------
@@ -142,7 +144,10 @@ def test_reordering_papers_keeps_their_ids():
 def test_abstract_text_is_verbatim_apart_from_whitespace():
     text = "强化学习\n\nWe show a $\\tilde{O}(d^2)$ bound, 0.07\\% error,\n**AlphaSAGE** and 35% gains."
     (paper,) = parse_text(text)
-    assert paper.abstract == "We show a $\\tilde{O}(d^2)$ bound, 0.07\\% error, **AlphaSAGE** and 35% gains."
+    assert (
+        paper.abstract
+        == "We show a $\\tilde{O}(d^2)$ bound, 0.07\\% error, **AlphaSAGE** and 35% gains."
+    )
     assert paper.topic == "强化学习"
 
 
@@ -165,7 +170,9 @@ def test_orphan_author_line_warns_with_its_line():
 def test_parse_bytes_reads_crlf_and_bom():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        papers = parse_bytes(b"\xef\xbb\xbfTopic\r\n\r\nAda Lovelace, Alan Turing\r\n\r\n" + ABSTRACT.encode())
+        papers = parse_bytes(
+            b"\xef\xbb\xbfTopic\r\n\r\nAda Lovelace, Alan Turing\r\n\r\n" + ABSTRACT.encode()
+        )
     assert papers[0].authors == ("Ada Lovelace", "Alan Turing")
     assert papers[0].topic == "Topic"
 
@@ -176,17 +183,38 @@ def test_parse_bytes_reads_crlf_and_bom():
 @pytest.mark.parametrize(
     ("abstract", "name"),
     [
-        ("We propose QeRL, a Quantization-enhanced Reinforcement Learning framework for LLMs.", "QeRL"),
-        ("To this end we introduce **AlphaSAGE** (**S**tructure-**A**ware Alpha Mining via GFlowNets).", "AlphaSAGE"),
+        (
+            "We propose QeRL, a Quantization-enhanced Reinforcement Learning framework for LLMs.",
+            "QeRL",
+        ),
+        (
+            "To this end we introduce **AlphaSAGE** (**S**tructure-**A**ware Alpha Mining via GFlowNets).",
+            "AlphaSAGE",
+        ),
         ("We introduce Prompt Curriculum Learning (PCL), a lightweight algorithm.", "PCL"),
         ("*PAMD: Pairwise Adaptive Mahalanobis Distance* is a reward model for imitation.", "PAMD"),
-        ("We present \\textbf{Active Attacks}, a novel RL-based red-teaming algorithm.", "Active Attacks"),
+        (
+            "We present \\textbf{Active Attacks}, a novel RL-based red-teaming algorithm.",
+            "Active Attacks",
+        ),
         ("GRPO is popular. We study GRPO and PPO on many tasks and report what we find.", ""),
-        ("Group relative policy optimization (GRPO) is slow. We analyse its variance in detail.", ""),
-        ("We prove a lower bound. Our results match the upper bounds of the SAVE algorithm (Zhao 2023).", ""),
-        ("Data is scarce. This data paper introduces MajinBook, an open catalogue of books.", "MajinBook"),
+        (
+            "Group relative policy optimization (GRPO) is slow. We analyse its variance in detail.",
+            "",
+        ),
+        (
+            "We prove a lower bound. Our results match the upper bounds of the SAVE algorithm (Zhao 2023).",
+            "",
+        ),
+        (
+            "Data is scarce. This data paper introduces MajinBook, an open catalogue of books.",
+            "MajinBook",
+        ),
         ("Planning is hard. RoboLayout is introduced as an extension of LayoutVLM.", "RoboLayout"),
-        ("Code: https://github.com/someone/SurfaceSplat. We fuse SDF and 3DGS here.", "SurfaceSplat"),
+        (
+            "Code: https://github.com/someone/SurfaceSplat. We fuse SDF and 3DGS here.",
+            "SurfaceSplat",
+        ),
     ],
 )
 def test_introduced_names_are_found_and_mentioned_baselines_are_not(abstract, name):
@@ -194,9 +222,17 @@ def test_introduced_names_are_found_and_mentioned_baselines_are_not(abstract, na
 
 
 def test_titles_combine_the_name_and_its_description():
-    name, title = derive_title("We propose QeRL, a Quantization-enhanced Reinforcement Learning framework for LLMs.")
-    assert (name, title) == ("QeRL", "QeRL: Quantization-enhanced Reinforcement Learning framework for LLMs")
-    assert derive_title("We introduce Prompt Curriculum Learning (PCL), an algorithm.")[1] == "PCL: Prompt Curriculum Learning"
+    name, title = derive_title(
+        "We propose QeRL, a Quantization-enhanced Reinforcement Learning framework for LLMs."
+    )
+    assert (name, title) == (
+        "QeRL",
+        "QeRL: Quantization-enhanced Reinforcement Learning framework for LLMs",
+    )
+    assert (
+        derive_title("We introduce Prompt Curriculum Learning (PCL), an algorithm.")[1]
+        == "PCL: Prompt Curriculum Learning"
+    )
 
 
 def test_unnamed_paper_gets_a_phrase_title():

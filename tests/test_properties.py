@@ -13,7 +13,9 @@ lower = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=9)
 capital = st.builds(lambda w: w.capitalize(), lower)
 name = st.builds(lambda a, b: f"{a} {b}", capital, capital)
 sentence = st.builds(
-    lambda first, rest: " ".join([first.capitalize(), *rest]) + ".", lower, st.lists(lower, min_size=6, max_size=20)
+    lambda first, rest: " ".join([first.capitalize(), *rest]) + ".",
+    lower,
+    st.lists(lower, min_size=6, max_size=20),
 )
 abstract = st.builds(lambda s: " ".join(s), st.lists(sentence, min_size=1, max_size=4))
 category = st.lists(st.builds(lambda a, b: f"{a} {b}", capital, capital), min_size=2, max_size=3)
@@ -48,7 +50,9 @@ def render(records, style):
             blocks.append(", ".join(rec["authors"]))
         body = rec["abstract"]
         if rec["wrap"]:
-            body = "\n".join(textwrap.wrap(body, rec["wrap"], break_on_hyphens=False, break_long_words=False))
+            body = "\n".join(
+                textwrap.wrap(body, rec["wrap"], break_on_hyphens=False, break_long_words=False)
+            )
         blocks.append(body)
     separator = (trail + newline) + (blank + newline) * extra
     lines = separator.join(block.replace("\n", trail + newline) for block in blocks)

@@ -54,7 +54,12 @@ def test_fast_terms_agree_with_the_index_analyser(lib):
 
     analyzer = text_analyzer()
     for paper in lib.papers:
-        for text in (paper.abstract, paper.title, paper.topic, "Aichmüller's LLMs 强化学习 off-policy"):
+        for text in (
+            paper.abstract,
+            paper.title,
+            paper.topic,
+            "Aichmüller's LLMs 强化学习 off-policy",
+        ):
             expected = [(t.text, t.startchar, t.endchar) for t in analyzer(text, chars=True)]
             assert fast_terms(text) == expected
 
@@ -110,7 +115,10 @@ def test_boolean_wildcard_and_fuzzy(lib):
     assert not both & set(keys(lib.search("entropy AND NOT exploration", limit=None)))
     assert "qerl" in keys(lib.search("quantiz*"))
     assert "zhan_tecrl" in keys(lib.search("entropi~"))
-    assert keys(lib.search("(author:Bengio OR author:Geffner)", sort="key")) == ["aichmuller_self", "yun_activeattacks"]
+    assert keys(lib.search("(author:Bengio OR author:Geffner)", sort="key")) == [
+        "aichmuller_self",
+        "yun_activeattacks",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -157,7 +165,9 @@ def test_similar_excludes_the_paper_itself(lib):
 
 
 def test_filters_combine_with_the_query(lib):
-    hits = lib.search("reinforcement", limit=None, filters=__import__("rlpapers").Filters(topic=("论文",)))
+    hits = lib.search(
+        "reinforcement", limit=None, filters=__import__("rlpapers").Filters(topic=("论文",))
+    )
     assert hits and all(h.paper.topic == "论文检索" for h in hits)
 
 
@@ -173,7 +183,9 @@ def _write(path: Path, text: str) -> None:
 def test_index_follows_edits_additions_and_removals(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    _write(corpus / "a.txt", "Topic A\n\nWe propose ZebraRL, a method for zebra crossings. It works.\n")
+    _write(
+        corpus / "a.txt", "Topic A\n\nWe propose ZebraRL, a method for zebra crossings. It works.\n"
+    )
     index = tmp_path / "index"
     assert keys(Library([corpus], index).search("zebra")) == ["zebrarl"]
     _write(corpus / "a.txt", "Topic A\n\nWe propose GiraffeRL, a method for giraffes. It works.\n")
@@ -189,7 +201,9 @@ def test_index_follows_edits_additions_and_removals(tmp_path):
 def test_metadata_edits_reach_the_index(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    _write(corpus / "a.txt", "Topic\n\nWe propose ZebraRL, a method for zebra crossings. It works.\n")
+    _write(
+        corpus / "a.txt", "Topic\n\nWe propose ZebraRL, a method for zebra crossings. It works.\n"
+    )
     index = tmp_path / "index"
     assert Library([corpus], index).get("zebrarl").venue == ""
     _write(corpus / "a.yaml", "zebrarl:\n  venue: NeurIPS\n")
@@ -216,7 +230,7 @@ def test_corrupted_index_is_rebuilt_with_a_notice(tmp_path):
 
 def test_truncated_files_and_garbage_manifest_are_rebuilt(tmp_path):
     index = tmp_path / "index"
-    Library([SEEDS], index).papers
+    assert len(Library([SEEDS], index).papers) == 40
     (_generation(index) / "manifest.json").write_text("{not json")
     with pytest.warns(IndexNotice):
         assert len(Library([SEEDS], index).papers) == 40
@@ -224,7 +238,7 @@ def test_truncated_files_and_garbage_manifest_are_rebuilt(tmp_path):
 
 def test_older_schema_is_rebuilt_with_a_notice(tmp_path):
     index = tmp_path / "index"
-    Library([SEEDS], index).papers
+    assert len(Library([SEEDS], index).papers) == 40
     manifest = _generation(index) / "manifest.json"
     data = json.loads(manifest.read_text())
     data["schema"] = 1
@@ -236,7 +250,7 @@ def test_older_schema_is_rebuilt_with_a_notice(tmp_path):
 
 def test_a_killed_build_leaves_the_old_index_usable(tmp_path):
     index = tmp_path / "index"
-    Library([SEEDS], index).papers
+    assert len(Library([SEEDS], index).papers) == 40
     half = index / "gen-1-999"
     half.mkdir()
     (half / "_MAIN_1.toc").write_bytes(b"partial")
@@ -245,17 +259,22 @@ def test_a_killed_build_leaves_the_old_index_usable(tmp_path):
 
 def test_warm_runs_parse_nothing(tmp_path, monkeypatch):
     index = tmp_path / "index"
-    Library([SEEDS], index).papers
+    assert len(Library([SEEDS], index).papers) == 40
     import rlpapers.index.store as store
 
-    monkeypatch.setattr(store, "parse_bytes", lambda *a, **k: pytest.fail("re-parsed an unchanged file"))
+    monkeypatch.setattr(
+        store, "parse_bytes", lambda *a, **k: pytest.fail("re-parsed an unchanged file")
+    )
     assert len(Library([SEEDS], index).search("entropy")) >= 1
 
 
 def test_eight_processes_on_a_cold_index_all_succeed(tmp_path):
     env = dict(os.environ, RLPAPERS_INDEX_DIR=str(tmp_path / "index"), NO_COLOR="1")
     argv = [sys.executable, "-m", "rlpapers", "search", "entropy", "--format", "ids"]
-    procs = [subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(8)]
+    procs = [
+        subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(8)
+    ]
     outputs = [p.communicate(timeout=240) for p in procs]
     assert [p.returncode for p in procs] == [0] * 8, [err for _, err in outputs]
     assert len({out for out, _ in outputs}) == 1
@@ -267,7 +286,18 @@ def test_eight_processes_on_a_cold_index_all_succeed(tmp_path):
 
 def test_cli_search_json_schema():
     hits = json.loads(run("search", "entropy", "--format", "json").stdout)
-    fields = {"id", "key", "title", "name", "authors", "categories", "topic", "abstract", "source", "score"}
+    fields = {
+        "id",
+        "key",
+        "title",
+        "name",
+        "authors",
+        "categories",
+        "topic",
+        "abstract",
+        "source",
+        "score",
+    }
     assert hits and all(fields <= set(h) for h in hits)
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
 
@@ -304,7 +334,10 @@ def test_cli_malformed_query_is_exit_2_one_line():
 def test_cli_similar_stats_and_index_status():
     assert len(run("similar", "qerl", "-n", "3", "-f", "ids").stdout.split()) == 3
     stats = json.loads(run("stats", "-f", "json").stdout)
-    assert stats["papers"] == 40 and {t["topic"] for t in stats["topics"]} == {"强化学习", "论文检索"}
+    assert stats["papers"] == 40 and {t["topic"] for t in stats["topics"]} == {
+        "强化学习",
+        "论文检索",
+    }
     assert stats["terms"]
     assert "█" in run("stats", "-f", "table").stdout
     status = json.loads(run("index", "--status", "-f", "json").stdout)

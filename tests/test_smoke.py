@@ -34,6 +34,10 @@ def test_broken_pipe_is_quiet(tmp_path):
     exe = shutil.which("rlpapers") or "rlpapers"
     proc = subprocess.run(
         f"'{exe}' list --format json | head -c 10",
-        shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert "Traceback" not in proc.stderr and "Error" not in proc.stderr

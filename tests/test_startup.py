@@ -29,10 +29,20 @@ print(json.dumps({
 
 def test_warm_search_imports_only_what_it_uses(isolated):
     env = {"RLPAPERS_INDEX_DIR": str(isolated / "index"), "PATH": "", "NO_COLOR": "1"}
-    subprocess.run([sys.executable, "-c", "from rlpapers import Library; Library().papers"], env=env, check=True)
-    out = subprocess.run([sys.executable, "-c", PROBE], env=env, check=True, capture_output=True, text=True)
+    subprocess.run(
+        [sys.executable, "-c", "from rlpapers import Library; Library().papers"],
+        env=env,
+        check=True,
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], env=env, check=True, capture_output=True, text=True
+    )
     report = json.loads(out.stdout)
     assert report["hits"] >= 1
-    assert report["deferred_loaded"] == []  # Whoosh's unused asyncio and urllib.request stay unloaded
+    assert (
+        report["deferred_loaded"] == []
+    )  # Whoosh's unused asyncio and urllib.request stay unloaded
     assert not report["rich"] and not report["yaml"] and not report["parser"]
-    assert report["real_asyncio"] and report["real_urllib"]  # and later imports get the real modules
+    assert (
+        report["real_asyncio"] and report["real_urllib"]
+    )  # and later imports get the real modules

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -87,10 +87,22 @@ FormatOpt = Annotated[
         show_default=False,
     ),
 ]
-CategoryOpt = Annotated[list[str] | None, typer.Option("--category", help="Keep papers whose category contains this (repeatable).")]
-AuthorOpt = Annotated[list[str] | None, typer.Option("--author", help="Keep papers with an author containing this (accents ignored).")]
-TopicOpt = Annotated[list[str] | None, typer.Option("--topic", help="Keep papers whose topic (file header) contains this.")]
-SourceOpt = Annotated[list[str] | None, typer.Option("--source", help="Keep papers from files whose name contains this.")]
+CategoryOpt = Annotated[
+    list[str] | None,
+    typer.Option("--category", help="Keep papers whose category contains this (repeatable)."),
+]
+AuthorOpt = Annotated[
+    list[str] | None,
+    typer.Option("--author", help="Keep papers with an author containing this (accents ignored)."),
+]
+TopicOpt = Annotated[
+    list[str] | None,
+    typer.Option("--topic", help="Keep papers whose topic (file header) contains this."),
+]
+SourceOpt = Annotated[
+    list[str] | None,
+    typer.Option("--source", help="Keep papers from files whose name contains this."),
+]
 
 
 def fmt_of(value: Any) -> str:
@@ -100,7 +112,9 @@ def fmt_of(value: Any) -> str:
 def filters_of(category: Any, author: Any, topic: Any, source: Any) -> Any:
     from ..corpus import Filters
 
-    return Filters(tuple(category or ()), tuple(author or ()), tuple(topic or ()), tuple(source or ()))
+    return Filters(
+        tuple(category or ()), tuple(author or ()), tuple(topic or ()), tuple(source or ())
+    )
 
 
 def library(ctx: typer.Context) -> Any:
@@ -140,10 +154,16 @@ def main_options(
     ] = None,
     index_dir: Annotated[
         Path | None,
-        typer.Option("--index-dir", help="Where to keep the search index. Default: $RLPAPERS_INDEX_DIR or the cache folder."),
+        typer.Option(
+            "--index-dir",
+            help="Where to keep the search index. Default: $RLPAPERS_INDEX_DIR or the cache folder.",
+        ),
     ] = None,
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Search, list and cite plain-text collections of reinforcement-learning paper abstracts."""
@@ -172,7 +192,12 @@ def list_(
 @app.command()
 def show(
     ctx: typer.Context,
-    refs: Annotated[list[str], typer.Argument(help="Ids, keys or unique id prefixes; '-' reads them from stdin.", show_default=False)],
+    refs: Annotated[
+        list[str],
+        typer.Argument(
+            help="Ids, keys or unique id prefixes; '-' reads them from stdin.", show_default=False
+        ),
+    ],
     format: FormatOpt = None,
 ) -> None:
     """Show papers in full."""
@@ -201,7 +226,9 @@ def read_refs(stream: Any) -> list[str]:
 
 @app.command()
 def parse(
-    file: Annotated[str, typer.Argument(help="A seed file to check, or '-' for stdin.", show_default=False)],
+    file: Annotated[
+        str, typer.Argument(help="A seed file to check, or '-' for stdin.", show_default=False)
+    ],
     format: FormatOpt = None,
 ) -> None:
     """Parse one file (or stdin) and print its records, to check a new file before adding it."""
@@ -220,7 +247,9 @@ def config(ctx: typer.Context, format: FormatOpt = None) -> None:
     lib = library(ctx)
     settings = lib.settings
     exists = "" if settings.config_file.is_file() else " (not present)"
-    rows = [("config file", f"{settings.config_file}{exists}", "RLPAPERS_CONFIG or platform folder")]
+    rows = [
+        ("config file", f"{settings.config_file}{exists}", "RLPAPERS_CONFIG or platform folder")
+    ]
     rows += [("corpus path", str(p), settings.origin["corpus"]) for p in settings.corpus]
     rows += [("corpus file", str(f), "") for f in lib.files]
     rows.append(("index dir", str(settings.index_dir), settings.origin["index_dir"]))
@@ -230,45 +259,66 @@ def config(ctx: typer.Context, format: FormatOpt = None) -> None:
 # --- search and friends ------------------------------------------------------------------------
 
 
-class Sort(str, Enum):
-    score = "score"
-    title = "title"
-    key = "key"
+class Sort(StrEnum):
+    SCORE = "score"
+    TITLE = "title"
+    KEY = "key"
 
 
 @app.command()
 def search(
     ctx: typer.Context,
-    query: Annotated[list[str], typer.Argument(help="Words, field:value, \"phrases\", AND/OR/NOT, (groups), wild*, fuzzy~.", show_default=False)],
+    query: Annotated[
+        list[str],
+        typer.Argument(
+            help='Words, field:value, "phrases", AND/OR/NOT, (groups), wild*, fuzzy~.',
+            show_default=False,
+        ),
+    ],
     format: FormatOpt = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Show at most this many hits.")] = 10,
-    all_: Annotated[bool, typer.Option("--all", "-a", help="Show every hit (overrides --limit).")] = False,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, help="Show at most this many hits.")
+    ] = 10,
+    all_: Annotated[
+        bool, typer.Option("--all", "-a", help="Show every hit (overrides --limit).")
+    ] = False,
     category: CategoryOpt = None,
     author: AuthorOpt = None,
     topic: TopicOpt = None,
     source: SourceOpt = None,
-    sort: Annotated[Sort, typer.Option("--sort", help="Order of the hits.")] = Sort.score,
+    sort: Annotated[Sort, typer.Option("--sort", help="Order of the hits.")] = Sort.SCORE,
     scores: Annotated[bool, typer.Option("--scores", help="Show each hit's score.")] = False,
 ) -> None:
     """Search the corpus: ranked hits with highlighted snippets. Exit 1 when nothing matches."""
     lib = library(ctx)
     text = " ".join(query)
     hits = lib.search(
-        text, limit=None if all_ else limit, filters=filters_of(category, author, topic, source), sort=sort.value
+        text,
+        limit=None if all_ else limit,
+        filters=filters_of(category, author, topic, source),
+        sort=sort.value,
     )
     if not hits:
         suggestion = lib.suggest(text)
-        nothing_found(f'no papers match; did you mean "{suggestion}"?' if suggestion else "no papers match")
+        nothing_found(
+            f'no papers match; did you mean "{suggestion}"?' if suggestion else "no papers match"
+        )
     render.hits(hits, fmt_of(format), show_scores=scores)
 
 
 @app.command()
 def similar(
     ctx: typer.Context,
-    ref: Annotated[str, typer.Argument(help="The paper's id, key or id prefix.", show_default=False)],
+    ref: Annotated[
+        str, typer.Argument(help="The paper's id, key or id prefix.", show_default=False)
+    ],
     format: FormatOpt = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Show at most this many papers.")] = 10,
-    scores: Annotated[bool, typer.Option("--scores", help="Show each paper's similarity score.")] = False,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, help="Show at most this many papers.")
+    ] = 10,
+    scores: Annotated[
+        bool, typer.Option("--scores", help="Show each paper's similarity score.")
+    ] = False,
 ) -> None:
     """Papers most like the given one (by their abstracts), the paper itself excluded."""
     hits = library(ctx).similar(ref, limit)
@@ -290,7 +340,12 @@ def stats(
 @app.command()
 def index(
     ctx: typer.Context,
-    status: Annotated[bool, typer.Option("--status", help="Report files, records, size and freshness; build nothing new.")] = False,
+    status: Annotated[
+        bool,
+        typer.Option(
+            "--status", help="Report files, records, size and freshness; build nothing new."
+        ),
+    ] = False,
     format: FormatOpt = None,
 ) -> None:
     """Build (or rebuild) the search index now. Every other command keeps it fresh by itself."""
@@ -306,15 +361,46 @@ def index(
 @app.command()
 def export(
     ctx: typer.Context,
-    query: Annotated[list[str] | None, typer.Argument(help="Export the hits of this query (default: every paper).", show_default=False)] = None,
-    format: Annotated[Format, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)] = Format("bibtex"),  # type: ignore[assignment]
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing --output file.")] = False,
-    ids: Annotated[str | None, typer.Option("--ids", help="Export the papers whose ids or keys are in this file, one per line ('-' for stdin).")] = None,
-    ascii: Annotated[bool, typer.Option("--ascii", help="bibtex: LaTeX-encode non-ASCII characters for classic BibTeX.")] = False,
-    excel: Annotated[bool, typer.Option("--excel", help="csv: add a BOM and defuse cells that start with = + - @.")] = False,
-    fields: Annotated[str | None, typer.Option("--fields", help="csv: comma-separated columns to write, in order.")] = None,
-    style: Annotated[str | None, typer.Option("--style", help="markdown: 'list' (default) or 'table'.")] = None,
+    query: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Export the hits of this query (default: every paper).", show_default=False
+        ),
+    ] = None,
+    format: Annotated[
+        Format, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
+    ] = Format("bibtex"),  # type: ignore[assignment]
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing --output file.")
+    ] = False,
+    ids: Annotated[
+        str | None,
+        typer.Option(
+            "--ids",
+            help="Export the papers whose ids or keys are in this file, one per line ('-' for stdin).",
+        ),
+    ] = None,
+    ascii: Annotated[
+        bool,
+        typer.Option(
+            "--ascii", help="bibtex: LaTeX-encode non-ASCII characters for classic BibTeX."
+        ),
+    ] = False,
+    excel: Annotated[
+        bool,
+        typer.Option("--excel", help="csv: add a BOM and defuse cells that start with = + - @."),
+    ] = False,
+    fields: Annotated[
+        str | None,
+        typer.Option("--fields", help="csv: comma-separated columns to write, in order."),
+    ] = None,
+    style: Annotated[
+        str | None, typer.Option("--style", help="markdown: 'list' (default) or 'table'.")
+    ] = None,
     category: CategoryOpt = None,
     author: AuthorOpt = None,
     topic: TopicOpt = None,
@@ -323,11 +409,18 @@ def export(
     """Export papers: all of them, the hits of a query, or those listed with --ids."""
     from ..exporters import save
 
-    papers = select_for_export(library(ctx), query, ids, filters_of(category, author, topic, source))
+    papers = select_for_export(
+        library(ctx), query, ids, filters_of(category, author, topic, source)
+    )
     if not papers:
         nothing_found()
     fmt = format.value
-    options = {"ascii": ascii, "excel": excel, "fields": fields.split(",") if fields else None, "style": style}
+    options = {
+        "ascii": ascii,
+        "excel": excel,
+        "fields": fields.split(",") if fields else None,
+        "style": style,
+    }
     if output is None:
         render.exported(papers, fmt, options)
         return
@@ -335,13 +428,17 @@ def export(
     report(f"wrote {len(papers)} paper{'s' if len(papers) != 1 else ''} to {output}", "note")
 
 
-def select_for_export(lib: Any, query: list[str] | None, ids: str | None, filters: Any) -> list[Any]:
+def select_for_export(
+    lib: Any, query: list[str] | None, ids: str | None, filters: Any
+) -> list[Any]:
     if ids is not None:
         refs = read_refs(sys.stdin) if ids == "-" else _read_ref_file(ids)
         papers = [lib.get(ref) for ref in refs]
         return filters.apply(papers) if filters else papers
     if query:
-        return [hit.paper for hit in lib.search(" ".join(query), limit=None, filters=filters or None)]
+        return [
+            hit.paper for hit in lib.search(" ".join(query), limit=None, filters=filters or None)
+        ]
     return lib.select(filters or None)
 
 

@@ -25,7 +25,10 @@ def reference() -> str:
     parts.append(_section("rlpapers", root, None))
     assert isinstance(root, click.Group)
     parent = click.Context(
-        root, info_name="rlpapers", max_content_width=WIDTH, terminal_width=WIDTH,
+        root,
+        info_name="rlpapers",
+        max_content_width=WIDTH,
+        terminal_width=WIDTH,
         help_option_names=["-h", "--help"],
     )
     for name in root.list_commands(parent):
@@ -38,7 +41,11 @@ def reference() -> str:
 def _section(title: str, command: click.Command, parent: click.Context | None) -> str:
     name = title.split()[-1]
     ctx = click.Context(
-        command, info_name=name, parent=parent, max_content_width=WIDTH, terminal_width=WIDTH,
+        command,
+        info_name=name,
+        parent=parent,
+        max_content_width=WIDTH,
+        terminal_width=WIDTH,
         help_option_names=["-h", "--help"],
     )
     return f"## `{title}`\n\n```text\n{command.get_help(ctx).rstrip()}\n```\n"

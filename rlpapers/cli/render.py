@@ -126,7 +126,9 @@ def detail(items: Sequence[Paper], fmt: str) -> None:
             if value:
                 lines.append(f"[dim]{label:<11}[/dim]{escape(value)}")
         lines += ["", escape(paper.abstract)]
-        console.print(Panel("\n".join(lines), title=f"[cyan]{paper.key}[/cyan]", title_align="left"))
+        console.print(
+            Panel("\n".join(lines), title=f"[cyan]{paper.key}[/cyan]", title_align="left")
+        )
 
 
 def _detail_fields(paper: Paper) -> list[tuple[str, str]]:
@@ -244,17 +246,29 @@ def config(rows: list[tuple[str, str, str]], fmt: str) -> None:
 
 
 def stats(data: dict[str, Any], fmt: str, top: int) -> None:
-    sections = [("topics", "topic"), ("categories", "category"), ("authors", "author"), ("terms", "term")]
+    sections = [
+        ("topics", "topic"),
+        ("categories", "category"),
+        ("authors", "author"),
+        ("terms", "term"),
+    ]
     if fmt in ("json", "yaml"):
         out = {"papers": data["papers"], "files": data["files"]}
         for section, label in sections:
             value = "score" if section == "terms" else "count"
-            out[section] = [{label: k, value: round(v, 3) if isinstance(v, float) else v} for k, v in data[section][:top]]
+            out[section] = [
+                {label: k, value: round(v, 3) if isinstance(v, float) else v}
+                for k, v in data[section][:top]
+            ]
         _emit_structured(out, fmt)
     elif fmt == "table":
         _stats_charts(data, sections, top)
     else:
-        rows = [[section, str(k), f"{v:.3f}" if isinstance(v, float) else str(v)] for section, _ in sections for k, v in data[section][:top]]
+        rows = [
+            [section, str(k), f"{v:.3f}" if isinstance(v, float) else str(v)]
+            for section, _ in sections
+            for k, v in data[section][:top]
+        ]
         emit("".join(_tsv(row) for row in rows))
 
 
@@ -331,11 +345,21 @@ class BuildProgress:
                 self._bar = None
 
     def _open(self, total: int) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
         self._bar = Progress(
-            TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-            console=_console(stderr=True), transient=True,
+            TextColumn("indexing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=_console(stderr=True),
+            transient=True,
         )
         self._task = self._bar.add_task("index", total=total)
         self._bar.start()

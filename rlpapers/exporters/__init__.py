@@ -10,9 +10,10 @@ from importlib import import_module
 from pathlib import Path
 
 from ..errors import ExportError
-from ..model import Paper
+from ..model import Hit, Paper
 
-Exporter = Callable[[Iterable[Paper]], str]
+#: ``export(papers, **options) -> str``; the JSON family also accepts hits.
+Exporter = Callable[..., str]
 
 #: format name -> (module, one-line description). The CLI builds its --format choices from this.
 FORMATS: dict[str, tuple[str, str]] = {
@@ -27,7 +28,11 @@ FORMATS: dict[str, tuple[str, str]] = {
 }
 
 #: Options an exporter takes beyond the papers; others are refused with a clear message.
-OPTIONS: dict[str, set[str]] = {"bibtex": {"ascii"}, "csv": {"excel", "fields"}, "markdown": {"style"}}
+OPTIONS: dict[str, set[str]] = {
+    "bibtex": {"ascii"},
+    "csv": {"excel", "fields"},
+    "markdown": {"style"},
+}
 
 
 def get_exporter(name: str) -> Exporter:
@@ -40,8 +45,8 @@ def get_exporter(name: str) -> Exporter:
     return getattr(module, f"export_{name}", None) or module.export
 
 
-def export(papers: Iterable[Paper], format: str, **options: object) -> str:
-    """Render ``papers`` in ``format``. Options (``ascii``, ``excel``, ``fields``, ``style``)
+def export(papers: Iterable[Paper] | Iterable[Hit], format: str, **options: object) -> str:
+    """Render ``papers`` in ``format`` (JSON, JSON Lines and YAML also take hits, with scores). Options (``ascii``, ``excel``, ``fields``, ``style``)
     go to the formats that take them; an option a format does not take is an ``ExportError``."""
     exporter = get_exporter(format)
     given = {name: value for name, value in options.items() if value not in (None, False)}

@@ -43,7 +43,9 @@ def _authors(paper: Paper, ascii: bool) -> str:
 
 
 def _keywords(paper: Paper) -> list[str]:
-    return list(dict.fromkeys([*paper.categories, *paper.tags, *([paper.topic] if paper.topic else [])]))
+    return list(
+        dict.fromkeys([*paper.categories, *paper.tags, *([paper.topic] if paper.topic else [])])
+    )
 
 
 def _note(paper: Paper) -> str:

@@ -13,11 +13,24 @@ from collections.abc import Iterable, Sequence
 from ..errors import ExportError
 from ..model import Paper
 
-COLUMNS = ("id", "key", "title", "name", "authors", "categories", "topic", "source", "abstract", "links")
+COLUMNS = (
+    "id",
+    "key",
+    "title",
+    "name",
+    "authors",
+    "categories",
+    "topic",
+    "source",
+    "abstract",
+    "links",
+)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def export(papers: Iterable[Paper], excel: bool = False, fields: Sequence[str] | None = None) -> str:
+def export(
+    papers: Iterable[Paper], excel: bool = False, fields: Sequence[str] | None = None
+) -> str:
     columns = check_fields(fields) if fields else COLUMNS
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
@@ -32,7 +45,9 @@ def check_fields(fields: Sequence[str]) -> tuple[str, ...]:
     chosen = tuple(f.strip() for f in fields if f.strip())
     unknown = [f for f in chosen if f not in COLUMNS]
     if unknown or not chosen:
-        raise ExportError(f"unknown CSV field {unknown[0] if unknown else ''!r}; fields: {', '.join(COLUMNS)}")
+        raise ExportError(
+            f"unknown CSV field {unknown[0] if unknown else ''!r}; fields: {', '.join(COLUMNS)}"
+        )
     return chosen
 
 

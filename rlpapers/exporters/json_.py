@@ -25,5 +25,9 @@ def export_jsonl(papers: Iterable[Any]) -> str:
 def parse_json(text: str) -> list[Paper]:
     """Read records written by ``export_json`` (or JSON Lines) back into papers."""
     text = text.strip()
-    rows = json.loads(text) if text.startswith("[") else [json.loads(l) for l in text.splitlines() if l]
+    rows = (
+        json.loads(text)
+        if text.startswith("[")
+        else [json.loads(line) for line in text.splitlines() if line]
+    )
     return [Paper.from_dict(row) for row in rows]

@@ -20,7 +20,15 @@ _MATH = re.compile(r"\$\$.+?\$\$|(?<!\\)\$(?:[^$\\]|\\.)+?\$|\\\(.+?\\\)|\\\[.+?
 _MD_STRONG_EM = re.compile(r"\*\*\*(?=\S)(.+?)(?<=\S)\*\*\*")
 _MD_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\w_])__(?=\S)(.+?)(?<=\S)__(?![\w_])")
 _MD_EM = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![\w*])")
-_TEXT_SPECIALS = {"%": r"\%", "&": r"\&", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "$": r"\$"}
+_TEXT_SPECIALS = {
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "$": r"\$",
+}
 
 
 def to_latex(text: str, ascii_only: bool = False) -> str:
@@ -99,7 +107,7 @@ def balance(text: str, math: bool = False) -> str:
     bad = grouping | escaped
     if not bad:
         return text
-    out = []
+    out: list[str] = []
     i = 0
     while i < len(text):
         if i in bad:
@@ -148,17 +156,22 @@ def url_safe(value: str) -> str:
 
 def protect_capitals(title: str) -> str:
     """Brace words whose capitals a BibTeX style must not lower-case: ``{QeRL}``, ``{LLMs}``."""
+
     def guard(match: re.Match[str]) -> str:
         word = match.group(0)
         inner = word[1:]
-        if any(c.isupper() for c in inner) or (word[0].isupper() and any(c.isdigit() for c in word)):
+        if any(c.isupper() for c in inner) or (
+            word[0].isupper() and any(c.isdigit() for c in word)
+        ):
             return "{" + word + "}"
         return word
 
     parts = []
     position = 0
     for math in _MATH.finditer(title):
-        parts.append(re.sub(r"(?<![\\\w])[A-Za-z][\w\-]*[A-Za-z0-9]", guard, title[position : math.start()]))
+        parts.append(
+            re.sub(r"(?<![\\\w])[A-Za-z][\w\-]*[A-Za-z0-9]", guard, title[position : math.start()])
+        )
         parts.append("{" + math.group(0) + "}")
         position = math.end()
     parts.append(re.sub(r"(?<![\\\w])[A-Za-z][\w\-]*[A-Za-z0-9]", guard, title[position:]))

@@ -41,6 +41,11 @@ def _table(papers: Iterable[Paper]) -> str:
     rows = ["| key | title | authors | categories |", "| --- | --- | --- | --- |"]
     for paper in papers:
         authors = ", ".join(paper.authors) + (" et al." if paper.authors_truncated else "")
-        cells = [f"`{paper.key}`", inline(paper.title), inline(authors), inline(" · ".join(paper.categories))]
+        cells = [
+            f"`{paper.key}`",
+            inline(paper.title),
+            inline(authors),
+            inline(" · ".join(paper.categories)),
+        ]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"

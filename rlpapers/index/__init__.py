@@ -122,8 +122,9 @@ class Index:
             raise QueryError(f"unknown sort {sort!r} (use one of: {', '.join(SORTS)})")
         parsed, lexemes = parse(query, self.opened.ix.schema)
         phrase = self._phrase_terms(lexemes)
-        exact = filters or sort != "score" or limit is None
-        fetch = None if exact else max(limit, RERANK_MIN) if phrase else limit
+        fetch: int | None = None  # every match: filters, other orders and --all need them all
+        if limit is not None and not filters and sort == "score":
+            fetch = max(limit, RERANK_MIN) if phrase else limit
         try:
             results = self.searcher.search(parsed, limit=fetch)
         except WhooshQueryError as error:  # e.g. a phrase in a field that keeps no positions
@@ -132,10 +133,14 @@ class Index:
         if filters:
             hits = [(p, s) for p, s in hits if filters.matches(p)]
         if phrase:
-            hits = sorted(((p, s * proximity_factor(p, phrase)) for p, s in hits), key=lambda h: -h[1])
+            hits = sorted(
+                ((p, s * proximity_factor(p, phrase)) for p, s in hits), key=lambda h: -h[1]
+            )
         hits = _sorted(hits, sort)
         terms = query_terms(parsed, self.searcher.reader())
-        return [_hit(paper, score, rank, terms) for rank, (paper, score) in enumerate(hits[:limit], 1)]
+        return [
+            _hit(paper, score, rank, terms) for rank, (paper, score) in enumerate(hits[:limit], 1)
+        ]
 
     def _phrase_terms(self, lexemes: Any) -> list[str]:
         """The analysed terms of a plain query of two or more words, in order (else empty)."""

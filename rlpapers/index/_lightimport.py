@@ -41,7 +41,7 @@ def _urlretrieve(*args: Any, **kwargs: Any) -> Any:
 
 @contextmanager
 def deferred_imports() -> Iterator[None]:
-    stand_ins = {}
+    stand_ins: dict[str, Any] = {}
     for name in DEFERRED:
         if name not in sys.modules:
             stand_ins[name] = _Deferred(name)

@@ -22,7 +22,13 @@ from whoosh.analysis.filters import LowercaseFilter
 _TOKENS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 # CJK ideographs, kana and hangul. Checked with comparisons, not a regex class: compiling a class
 # over these ranges costs milliseconds on every start.
-_CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF))
+_CJK_RANGES = (
+    (0x3040, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xF900, 0xFAFF),
+)
 
 
 def is_cjk(char: str) -> bool:
@@ -75,8 +81,8 @@ def _pieces(value: str) -> Any:
         if text.isascii() or not any(is_cjk(c) for c in text):
             yield text, start, match.end()
             continue
-        for cjk, run in groupby(enumerate(text), key=lambda item: is_cjk(item[1])):
-            run = list(run)
+        for cjk, group in groupby(enumerate(text), key=lambda item: is_cjk(item[1])):
+            run = list(group)
             first, last = start + run[0][0], start + run[-1][0] + 1
             chars = "".join(c for _, c in run)
             if not cjk:
@@ -189,6 +195,7 @@ def stem_words(words: list[str]) -> list[str]:
 
 
 _STEMS: dict[str, str] = {}
+_STEMMER: Any = None
 
 
 def fast_terms(text: str) -> list[tuple[str, int, int]]:
@@ -214,12 +221,12 @@ def fast_terms(text: str) -> list[tuple[str, int, int]]:
 
 
 def _stem_new(word: str) -> str:
-    import Stemmer
+    global _STEMMER
+    if _STEMMER is None:
+        import Stemmer
 
-    stemmer = _STEMS.get("\0stemmer") or Stemmer.Stemmer("english")
-    _STEMS["\0stemmer"] = stemmer  # type: ignore[assignment]
-    if len(_STEMS) > 200_000:
+        _STEMMER = Stemmer.Stemmer("english")
+    if len(_STEMS) > 200_000:  # bounded, like PyStemmer's own cache
         _STEMS.clear()
-        _STEMS["\0stemmer"] = stemmer  # type: ignore[assignment]
-    _STEMS[word] = stemmer.stemWord(word)
+    _STEMS[word] = _STEMMER.stemWord(word)
     return _STEMS[word]

@@ -78,7 +78,9 @@ def _check_fields(query: str, lexemes: list[Lexeme]) -> None:
         match = _FIELD.match(lexeme.text) if lexeme.kind == "word" else None
         if match and match.group(1).lower() not in _KNOWN:
             known = ", ".join(QUERY_FIELDS)
-            raise QueryError(f"unknown field '{match.group(1)}' (known fields: {known})", query, lexeme.pos + 1)
+            raise QueryError(
+                f"unknown field '{match.group(1)}' (known fields: {known})", query, lexeme.pos + 1
+            )
 
 
 def _check_structure(query: str, lexemes: list[Lexeme]) -> None:
@@ -102,9 +104,13 @@ def _check_structure(query: str, lexemes: list[Lexeme]) -> None:
 
 
 def _check_operator(query: str, previous: Lexeme | None, lexeme: Lexeme) -> None:
-    starts_group = previous is None or previous.kind == "open" or previous.text.endswith(":(")
-    if lexeme.kind == "op" and lexeme.text in _BINARY and (starts_group or previous.kind == "op"):
-        raise QueryError(f"'{lexeme.text}' needs a search term on both sides", query, lexeme.pos + 1)
+    after_nothing = (
+        previous is None or previous.kind in ("open", "op") or previous.text.endswith(":(")
+    )
+    if lexeme.kind == "op" and lexeme.text in _BINARY and after_nothing:
+        raise QueryError(
+            f"'{lexeme.text}' needs a search term on both sides", query, lexeme.pos + 1
+        )
     if lexeme.kind == "close" and previous is not None and previous.kind == "op":
         raise QueryError(_needs(previous), query, previous.pos + 1)
 

@@ -45,7 +45,9 @@ def make_snippet(text: str, terms: set[str]) -> tuple[str, tuple[tuple[int, int]
     start = _best_start(matches)
     snippet, offset = _window(text, start)
     spans = tuple(
-        (s - offset, e - offset) for s, e, _ in matches if s >= offset and e - offset <= len(snippet)
+        (s - offset, e - offset)
+        for s, e, _ in matches
+        if s >= offset and e - offset <= len(snippet)
     )
     return snippet, spans
 
@@ -116,7 +118,10 @@ def _has_phrase(positions: dict[str, list[int]], terms: list[str]) -> bool:
     if any(term not in positions for term in terms):
         return False
     following = [set(positions[t]) for t in terms[1:]]
-    return any(all(start + i + 1 in later for i, later in enumerate(following)) for start in positions[terms[0]])
+    return any(
+        all(start + i + 1 in later for i, later in enumerate(following))
+        for start in positions[terms[0]]
+    )
 
 
 def _within(positions: dict[str, list[int]], terms: list[str], width: int) -> bool:

@@ -148,8 +148,13 @@ class Store:
     def _last_good(self) -> Opened:
         gen = self._current()
         if gen is None:
-            raise IndexBusyError(f"another rlpapers process is still building the index in {self.root}")
-        warnings.warn(IndexNotice("another process is updating the index; showing the last good one"), stacklevel=4)
+            raise IndexBusyError(
+                f"another rlpapers process is still building the index in {self.root}"
+            )
+        warnings.warn(
+            IndexNotice("another process is updating the index; showing the last good one"),
+            stacklevel=4,
+        )
         return Opened(gen, _open_whoosh(gen), _read_json(gen / "manifest.json") or {})
 
     def rebuild(self) -> Opened:
@@ -163,7 +168,9 @@ class Store:
                 corpus = self._parse_all({}, states)
                 return self._build(corpus, self._manifest(states, corpus.hashes))
         except Timeout:
-            raise IndexBusyError(f"another rlpapers process holds the index lock in {self.root}") from None
+            raise IndexBusyError(
+                f"another rlpapers process holds the index lock in {self.root}"
+            ) from None
 
     def _manifest(self, states: dict[str, list[int]], hashes: dict[str, str]) -> dict[str, Any]:
         return {
@@ -178,7 +185,7 @@ class Store:
         gen = self._current()
         manifest = _read_json(gen / "manifest.json") if gen else None
         same = manifest is not None and self._same_versions(manifest)
-        corpus = self._parse_all(manifest.get("files", {}) if same else {}, states)
+        corpus = self._parse_all((manifest or {}).get("files", {}) if same else {}, states)
         new_manifest = self._manifest(states, corpus.hashes)
         if gen is not None and manifest is not None:
             if not same:
@@ -258,7 +265,9 @@ class Store:
         try:
             ix = _open_whoosh(gen)
         except Exception as error:
-            self._notice(f"the index in {gen} was unreadable ({type(error).__name__}); rebuilding it")
+            self._notice(
+                f"the index in {gen} was unreadable ({type(error).__name__}); rebuilding it"
+            )
             return None
         if not isinstance(old, dict):
             self._notice(f"the index in {gen} has no readable record list; rebuilding it")
@@ -277,7 +286,9 @@ class Store:
                 self._notice(f"updating the index failed ({type(error).__name__}); rebuilding it")
                 return None
         _atomic_write(gen / "records.json", json.dumps(digests).encode())
-        _atomic_write(gen / "manifest.json", json.dumps(manifest | {"count": len(digests)}).encode())
+        _atomic_write(
+            gen / "manifest.json", json.dumps(manifest | {"count": len(digests)}).encode()
+        )
         return Opened(gen, _open_whoosh(gen), manifest)
 
     def _apply(self, ix: Any, changed: list[Paper], removed: list[str]) -> None:
@@ -316,7 +327,9 @@ class Store:
             raise
         writer.commit()
         _atomic_write(gen / "records.json", json.dumps(digests).encode())
-        _atomic_write(gen / "manifest.json", json.dumps(manifest | {"count": len(digests)}).encode())
+        _atomic_write(
+            gen / "manifest.json", json.dumps(manifest | {"count": len(digests)}).encode()
+        )
         _atomic_write(self.root / "CURRENT", gen.name.encode())
         self._remove_old_generations(keep=gen)
         return Opened(gen, _open_whoosh(gen), manifest)
@@ -357,7 +370,9 @@ class Parsed:
 
     def papers(self) -> Iterator[Paper]:
         """Every finished record in corpus order (deduplicated, keyed, overridden)."""
-        finisher = plan(self.items, self._duplicates(), [o for p in self.metadata for o in read_overrides(p)])
+        finisher = plan(
+            self.items, self._duplicates(), [o for p in self.metadata for o in read_overrides(p)]
+        )
         for entry in self.entries:
             for row in _read_entry(entry, 3):
                 paper = finisher(Paper.from_row(row))
@@ -389,7 +404,9 @@ def _cache_path(cache: Path, digest: str) -> Path:
 def _write_entry(path: Path, entry: dict[str, Any]) -> None:
     """Three pickles in a row: (ids, base keys), word counts, records; readers stop early."""
     parts = [(entry["ids"], entry["bases"]), entry["vocab"], entry["records"]]
-    _atomic_write(path, b"".join(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL) for part in parts))
+    _atomic_write(
+        path, b"".join(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL) for part in parts)
+    )
 
 
 def _read_entry(path: Path, part: int) -> Any:
@@ -400,7 +417,9 @@ def _read_entry(path: Path, part: int) -> Any:
         return pickle.load(handle)
 
 
-def _known_titles(cache: Path, old_files: dict[str, list[Any]], changed: list[Path]) -> dict[str, tuple[str, str]]:
+def _known_titles(
+    cache: Path, old_files: dict[str, list[Any]], changed: list[Path]
+) -> dict[str, tuple[str, str]]:
     """(name, title) of every abstract the changed files held before, by paper id."""
     known: dict[str, tuple[str, str]] = {}
     for path in changed:
@@ -419,13 +438,19 @@ def _known_titles(cache: Path, old_files: dict[str, list[Any]], changed: list[Pa
 Header = tuple[list[str], list[str]]
 
 
-def _parse_many(todo: list[tuple[Path, bytes, Path]], known: dict[str, tuple[str, str]]) -> Iterator[tuple[Header, list[str]]]:
+def _parse_many(
+    todo: list[tuple[Path, bytes, Path]], known: dict[str, tuple[str, str]]
+) -> Iterator[tuple[Header, list[str]]]:
     """Parse each file into its cache entry; yield (ids and base keys, warnings) per file.
 
     The entry is written where it was parsed, so a worker process sends back only the header.
     """
     jobs = [(data, path.name, known, target) for path, data, target in todo]
-    if len(jobs) < 2 or sum(len(job[0]) for job in jobs) < PARALLEL_BYTES or (os.cpu_count() or 1) < 2:
+    if (
+        len(jobs) < 2
+        or sum(len(job[0]) for job in jobs) < PARALLEL_BYTES
+        or (os.cpu_count() or 1) < 2
+    ):
         yield from (_parse_job(job) for job in jobs)
         return
     from concurrent.futures import ProcessPoolExecutor
@@ -434,7 +459,9 @@ def _parse_many(todo: list[tuple[Path, bytes, Path]], known: dict[str, tuple[str
         yield from pool.map(_parse_job, jobs, chunksize=1)
 
 
-def _parse_job(job: tuple[bytes, str, dict[str, tuple[str, str]], Path]) -> tuple[Header, list[str]]:
+def _parse_job(
+    job: tuple[bytes, str, dict[str, tuple[str, str]], Path],
+) -> tuple[Header, list[str]]:
     data, name, known, target = job
     entry = parse_entry(data, name, known)
     _write_entry(target, entry)

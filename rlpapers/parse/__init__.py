@@ -82,7 +82,9 @@ def _assemble(blocks: list[Block], vocab: set[str], source: str, titles: Titles)
         text = join_lines(block.lines, vocab)
         role = classify(text, first=index == 0, last=index == len(blocks) - 1)
         if role is Role.CATEGORY and categories and authors is None and could_be_name(text):
-            role = Role.AUTHORS  # a lone name right after the category line: "Naomi Omeonga wa Kayembe"
+            role = (
+                Role.AUTHORS
+            )  # a lone name right after the category line: "Naomi Omeonga wa Kayembe"
         if role is Role.HEADER:
             topic = text
         elif role is Role.CATEGORY:

@@ -21,7 +21,9 @@ _DESCRIPTION_WORDS = 14
 
 # --- plain text -------------------------------------------------------------------------------
 
-_LATEX_EMPH = re.compile(r"\\(?:textbf|emph|textit|texttt|textsc|mathbf|underline|textsf)\{([^{}]*)\}")
+_LATEX_EMPH = re.compile(
+    r"\\(?:textbf|emph|textit|texttt|textsc|mathbf|underline|textsf)\{([^{}]*)\}"
+)
 _MD_STRONG = re.compile(r"\*\*([^*\n]+?)\*\*|__([^_\n]+?)__")
 _MD_EM = re.compile(r"(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])")
 _SPACES = re.compile(r"\s+")
@@ -39,7 +41,9 @@ def plain(abstract: str) -> Plain:
         return Plain(abstract, ())
     text = abstract
     for pattern in (_LATEX_EMPH, _MD_STRONG, _MD_EM):
-        text = pattern.sub(lambda m: "\x01" + next(g for g in m.groups() if g is not None) + "\x02", text)
+        text = pattern.sub(
+            lambda m: "\x01" + next(g for g in m.groups() if g is not None) + "\x02", text
+        )
     if "\x01" not in text:
         return Plain(text, ())
     spans = []
@@ -95,7 +99,7 @@ _STOP = {
     "of", "and", "or", "with", "by", "from", "it", "its", "is", "are", "as", "at", "via",
     "new", "novel", "first", "simple", "here", "however", "then", "also", "both", "each",
     "such", "two", "three", "several", "one", "which", "what", "how", "when", "where", "while",
-    "specifically", "finally", "moreover", "furthermore", "additionally", "then", "thus",
+    "specifically", "finally", "moreover", "furthermore", "additionally", "thus",
     "unlike", "instead", "based", "using", "given", "large", "existing", "many", "most",
     "their", "they", "them", "there", "through", "across", "over", "under", "into", "more",
     "recent", "efficient", "effective", "unified", "general", "scalable", "lightweight",
@@ -150,7 +154,11 @@ def find_name(doc: Plain) -> tuple[str, int, int] | None:
             scored.append((5.0, passive.start(1), passive.group(1)))
     for appositive in _APPOSITIVE.finditer(doc.text):
         token = appositive.group(1)
-        if token.lower() not in _STOP and token not in _GENERIC and (is_coined(token) or not token.isalpha()):
+        if (
+            token.lower() not in _STOP
+            and token not in _GENERIC
+            and (is_coined(token) or not token.isalpha())
+        ):
             scored.append((4.0, appositive.start(1), token))
     opening = _OPENING.match(doc.text)
     if opening and is_coined(opening.group(1)):
@@ -169,7 +177,9 @@ def find_name(doc: Plain) -> tuple[str, int, int] | None:
 _SUBJECT = re.compile(r"(?:^|(?<=[.!?]\s))(" + _TOKEN + r")\s+is\s+an?\s")
 # "RoboLayout is introduced as …", "PlanarBench tests …" (the abstract opening with its name)
 _PASSIVE = re.compile(
-    r"(" + _TOKEN + r"),?\s+(?:is|are|was|were)\s+(?:introduced|proposed|presented|developed|released|designed)\b"
+    r"("
+    + _TOKEN
+    + r"),?\s+(?:is|are|was|were)\s+(?:introduced|proposed|presented|developed|released|designed)\b"
 )
 # "…, motivates Edit-As-Act, a framework that …": any word set off as the name of a thing
 _APPOSITIVE = re.compile(
@@ -263,7 +273,9 @@ def _token_score(token: str, window: str, match: re.Match[str], first: bool, nam
     before = window[max(0, match.start() - 2) : match.start()]
     apposition = bool(re.match(r"\s*[,:(—–.\"”’]|\s+-\s|\s*$", after))
     apposition = apposition or before.strip() in {",", "(", ":"}
-    if re.match(r"-(?:based|like|style|driven|aware|guided|free|level)\b", window[match.end() - 1 :]):
+    if re.match(
+        r"-(?:based|like|style|driven|aware|guided|free|level)\b", window[match.end() - 1 :]
+    ):
         return 0.0
     headed = bool(_HEAD_NOUN.match(window, match.end()))
     labelled = bool(_AFTER_HEAD_NOUN.search(window, 0, match.start()))  # "a new paradigm CrossICL"
@@ -398,10 +410,16 @@ def _description(text: str, start: int, end: int, name: str) -> str:
         expanded = _expansion_before(before.rstrip()[:-1], name)
         if expanded:
             return expanded
-    apposition = re.match(r"\s*,\s*(?:which\s+is\s+)?((?:an?|the)\s+" + _CLAUSE + r"{8,}?)(?=[,;]|\.\s|\.$|$)", after)
+    apposition = re.match(
+        r"\s*,\s*(?:which\s+is\s+)?((?:an?|the)\s+" + _CLAUSE + r"{8,}?)(?=[,;]|\.\s|\.$|$)", after
+    )
     if apposition:
         return _noun_phrase(apposition.group(1))
-    lead = re.search(r"(?:propose|introduce|present|develop)s?d?\s+(an?\s+[^,;.]{8,}?)\s*(?:,\s*)?(?:called|dubbed|named|termed)?\s*$", before, re.I)
+    lead = re.search(
+        r"(?:propose|introduce|present|develop)s?d?\s+(an?\s+[^,;.]{8,}?)\s*(?:,\s*)?(?:called|dubbed|named|termed)?\s*$",
+        before,
+        re.I,
+    )
     if lead:
         return _noun_phrase(lead.group(1))
     return ""

@@ -6,12 +6,12 @@ Position only matters for the header, which can only be a file's first block.
 from __future__ import annotations
 
 import re
-from enum import Enum
+from enum import StrEnum
 
 from .text import PARTICLES
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     HEADER = "header"
     CATEGORY = "category"
     AUTHORS = "authors"
@@ -47,7 +47,12 @@ def classify(text: str, first: bool, last: bool = False) -> Role:
 
 
 def _is_label(text: str) -> bool:
-    return len(text) <= 60 and len(text.split()) <= 6 and not _SENTENCE_END.search(text) and "," not in text
+    return (
+        len(text) <= 60
+        and len(text.split()) <= 6
+        and not _SENTENCE_END.search(text)
+        and "," not in text
+    )
 
 
 def _is_header(text: str) -> bool:
@@ -103,7 +108,11 @@ def is_author_line(text: str) -> bool:
         name = names[0]
         if _CJK.search(name):
             return len(name) <= 4 and bool(_CJK.fullmatch(name[0]))
-        return _SENTENCE_END.search(text) is None and 2 <= len(name.split()) <= 4 and _is_name(name, strict=True)
+        return (
+            _SENTENCE_END.search(text) is None
+            and 2 <= len(name.split()) <= 4
+            and _is_name(name, strict=True)
+        )
     if _SENTENCE_END.search(_strip_et_al(text)[0]) and not re.search(r"\b[A-Z]\.$", text.strip()):
         return False
     good = sum(_is_name(name) for name in names)
