@@ -171,7 +171,6 @@ def _hit_row(hit: Hit, show_scores: bool) -> list[str]:
 
 
 def _hits_table(items: Sequence[Hit], show_scores: bool) -> None:
-    from rich.padding import Padding
     from rich.text import Text
 
     console = _console()
@@ -187,7 +186,9 @@ def _hits_table(items: Sequence[Hit], show_scores: bool) -> None:
         if hit.snippet:
             body.append("\n")
             body.append_text(snippet_text(hit))
-        console.print(Padding(body, (0, 0, 1, 4)))
+        for line in body.wrap(console, max(console.width - 4, 20)):
+            console.print(Text("    ") + line)  # indented by hand: Padding would pad every line
+        console.print()
 
 
 def snippet_text(hit: Hit) -> Any:
