@@ -49,19 +49,28 @@ def test_stemming_matches_word_forms(lib):
     assert policy and policy == set(keys(lib.search("policies", limit=None)))
 
 
-def test_fast_terms_agree_with_the_index_analyser(lib):
-    from rlpapers.index.analysis import fast_terms, text_analyzer
+def test_fast_analysers_agree_with_the_whoosh_filter_chain(lib):
+    from rlpapers.index.analysis import fast_terms, reference_analyzer, text_analyzer
 
-    analyzer = text_analyzer()
-    for paper in lib.papers:
-        for text in (
-            paper.abstract,
-            paper.title,
-            paper.topic,
-            "Aichmüller's LLMs 强化学习 off-policy",
-        ):
-            expected = [(t.text, t.startchar, t.endchar) for t in analyzer(text, chars=True)]
-            assert fast_terms(text) == expected
+    reference, fast = reference_analyzer(), text_analyzer()
+
+    def spans(analyzer, text):
+        return [
+            (t.text, t.pos, t.startchar, t.endchar)
+            for t in analyzer(text, positions=True, chars=True)
+        ]
+
+    samples = [p.abstract for p in lib.papers] + [p.title for p in lib.papers]
+    for text in [*samples, "强化学习", "Aichmüller's LLMs 强化学习 off-policy"]:
+        expected = spans(reference, text)
+        assert spans(fast, text) == expected
+        assert fast_terms(text) == [(term, start, end) for term, _, start, end in expected]
+    for mode in ("index", "query"):
+        for text in ("quantiz*", "The Policies", "LLMs"):
+            options = {"mode": mode, "tokenize": False, "removestops": False}
+            assert [t.text for t in fast(text, **options)] == [
+                t.text for t in reference(text, **options)
+            ]
 
 
 def test_acronym_plurals_match_singulars(lib):

@@ -11,7 +11,7 @@ from ..model import Paper
 from .analysis import name_analyzer, text_analyzer
 
 #: Bump when the schema, the analysis or the document layout changes: old indexes are rebuilt.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 #: Field weights for BM25F: a paper's name and title say more than its abstract.
 BOOSTS = {"name": 3.0, "title": 1.5, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
