@@ -200,7 +200,7 @@ def show(
     ],
     format: FormatOpt = None,
 ) -> None:
-    """Show papers in full."""
+    """Show papers in full. REFS: ids, keys or unique id prefixes; '-' reads them from stdin."""
     lib = library(ctx)
     found = [lib.get(ref) for ref in expand_refs(refs)]
     render.detail(found, fmt_of(format))
@@ -231,7 +231,7 @@ def parse(
     ],
     format: FormatOpt = None,
 ) -> None:
-    """Parse one file (or stdin) and print its records, to check a new file before adding it."""
+    """Parse one file (or '-' for stdin) and print its records, to check it before adding it."""
     from ..corpus import finish
     from ..parse import parse_bytes, parse_file
 
@@ -289,7 +289,11 @@ def search(
     sort: Annotated[Sort, typer.Option("--sort", help="Order of the hits.")] = Sort.SCORE,
     scores: Annotated[bool, typer.Option("--scores", help="Show each hit's score.")] = False,
 ) -> None:
-    """Search the corpus: ranked hits with highlighted snippets. Exit 1 when nothing matches."""
+    """Search the corpus: ranked hits with highlighted snippets. Exit 1 when nothing matches.
+
+    QUERY: plain words (OR-ed, ranked), field:value (title name author category topic
+    abstract source key id), "phrases", AND / OR / NOT, (groups), wild*, fuzzy~.
+    """
     lib = library(ctx)
     text = " ".join(query)
     hits = lib.search(
@@ -320,7 +324,7 @@ def similar(
         bool, typer.Option("--scores", help="Show each paper's similarity score.")
     ] = False,
 ) -> None:
-    """Papers most like the given one (by their abstracts), the paper itself excluded."""
+    """Papers most like REF (an id, key or id prefix), by their abstracts; REF itself excluded."""
     hits = library(ctx).similar(ref, limit)
     if not hits:
         nothing_found("no similar papers")
@@ -406,7 +410,7 @@ def export(
     topic: TopicOpt = None,
     source: SourceOpt = None,
 ) -> None:
-    """Export papers: all of them, the hits of a query, or those listed with --ids."""
+    """Export papers: all of them, the hits of QUERY, or those listed with --ids."""
     from ..exporters import save
 
     papers = select_for_export(
