@@ -116,3 +116,40 @@ def test_invalid_metadata_is_exit_2_naming_file_and_line(seeds_copy):
 
 def test_version():
     assert run("--version").stdout.startswith("rlpapers ")
+
+
+def test_build_progress_shows_only_on_a_terminal_and_after_a_second(monkeypatch):
+    from rlpapers.cli import render
+
+    clock = iter([0.0, 0.5, 1.5, 2.0, 3.0])
+    progress = render.BuildProgress()
+    progress._clock = lambda: next(clock)
+    monkeypatch.setattr(render, "_isatty", lambda stream: True)
+    opened = []
+    monkeypatch.setattr(
+        progress, "_open", lambda total: opened.append(total) or _fake_bar(progress)
+    )
+    progress(200, 1000)  # t=0: starts the clock
+    progress(400, 1000)  # t=0.5: too early for a bar
+    assert opened == []
+    progress(600, 1000)  # t=1.5: a bar appears
+    assert opened == [1000]
+    progress(1000, 1000)  # done: the bar goes away
+    assert progress._bar is None
+
+    quiet = render.BuildProgress()
+    monkeypatch.setattr(render, "_isatty", lambda stream: False)
+    quiet(1, 2)
+    assert quiet._start is None  # in a pipe it does nothing at all
+
+
+def _fake_bar(progress):
+    class Bar:
+        def update(self, *args, **kwargs):
+            pass
+
+        def stop(self):
+            pass
+
+    progress._bar = Bar()
+    progress._task = 0
