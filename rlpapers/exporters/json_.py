@@ -6,8 +6,6 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..model import Paper
-
 
 def records(items: Iterable[Any]) -> list[dict[str, Any]]:
     """Papers or hits as dicts (hits add score, rank and snippet)."""
@@ -20,14 +18,3 @@ def export_json(papers: Iterable[Any]) -> str:
 
 def export_jsonl(papers: Iterable[Any]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records(papers))
-
-
-def parse_json(text: str) -> list[Paper]:
-    """Read records written by ``export_json`` (or JSON Lines) back into papers."""
-    text = text.strip()
-    rows = (
-        json.loads(text)
-        if text.startswith("[")
-        else [json.loads(line) for line in text.splitlines() if line]
-    )
-    return [Paper.from_dict(row) for row in rows]

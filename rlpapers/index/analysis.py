@@ -164,11 +164,6 @@ class SnowballFilter(Filter):
         return self._stem
 
 
-def stem_word(word: str) -> str:
-    """The stem a query word gets (for tests and suggestions)."""
-    return next(iter(text_analyzer()(word.lower())), Token()).text
-
-
 class ProseAnalyzer(Analyzer):
     """The prose chain in one generator: tokenise, de-pluralise acronyms, lower-case, fold,
     drop stop words, stem. Whoosh runs the analyser over every field of every document, and one
