@@ -362,6 +362,7 @@ class Parsed:
         self.hashes = hashes
         self.entries = entries
         self.metadata = metadata
+        self.headers = headers
         self.items: list[tuple[str, str]] = []
         for entry in entries:
             ids, bases = headers[entry]
@@ -388,6 +389,8 @@ class Parsed:
             return {}
         groups: dict[str, list[Paper]] = {}
         for entry in self.entries:
+            if wanted.isdisjoint(self.headers[entry][0]):
+                continue  # only files that hold a copy are read
             for row in _read_entry(entry, 3):
                 if row["id"] in wanted:
                     groups.setdefault(row["id"], []).append(Paper.from_row(row))
