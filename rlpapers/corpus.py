@@ -30,7 +30,10 @@ def corpus_files(paths: Iterable[Path]) -> list[Path]:
     files: dict[Path, None] = {}
     for path in paths:
         if path.is_dir():
-            for file in sorted(path.glob("*.txt")):
+            found = sorted(path.glob("*.txt"))
+            if not found:
+                warnings.warn(ParseWarning(f"{path}: no *.txt files in this folder"), stacklevel=2)
+            for file in found:
                 files[file] = None
         elif path.is_file():
             files[path] = None

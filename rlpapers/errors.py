@@ -54,6 +54,10 @@ class ExportError(InputError):
     """An export cannot be written (unknown format, existing file, unwritable path)."""
 
 
+class IndexFolderError(InputError):
+    """The index folder cannot be created or written."""
+
+
 class IndexBusyError(RlpapersError):
     """Another process held the index lock for longer than we were willing to wait."""
 

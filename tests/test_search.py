@@ -353,3 +353,18 @@ def test_cli_similar_stats_and_index_status():
     assert status["records"] == 40 and status["files"] == 2
     rebuilt = json.loads(run("index", "-f", "json").stdout)
     assert rebuilt["records"] == 40 and rebuilt["path"] != status["path"]
+
+
+def test_unusable_index_folder_is_exit_2_with_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = run("--index-dir", blocker / "index", "search", "entropy", code=2)
+    assert (
+        result.stderr.startswith("error: cannot write the index in ")
+        and result.stderr.count("\n") == 1
+    )
+
+
+def test_empty_corpus_folder_warns(tmp_path):
+    result = run("--corpus", tmp_path, "list", code=1)
+    assert "no *.txt files" in result.stderr

@@ -34,12 +34,13 @@ import shutil
 import time
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..corpus import base_key, plan
-from ..errors import IndexBusyError, IndexNotice, ParseWarning
+from ..errors import IndexBusyError, IndexFolderError, IndexNotice, ParseError, ParseWarning
 from ..metadata import read_overrides, sidecars
 from ..model import Paper
 from ..parse import PARSER_VERSION, parse_bytes
@@ -82,7 +83,8 @@ class Store:
         opened = self._open_if_fresh(states)
         if opened:
             return opened
-        return self._refresh_locked(states)
+        with _index_folder_errors(self.root):
+            return self._refresh_locked(states)
 
     def _open_if_fresh(self, states: dict[str, list[int]]) -> Opened | None:
         for _ in range(3):  # a concurrent swap can remove a generation between two reads
@@ -133,9 +135,8 @@ class Store:
     def _refresh_locked(self, states: dict[str, list[int]]) -> Opened:
         from filelock import FileLock, Timeout
 
-        self.root.mkdir(parents=True, exist_ok=True)
         had_index = self._current() is not None
-        lock = FileLock(str(self.root / ".lock"))
+        lock = FileLock(self._lock_path())
         try:
             lock.acquire(timeout=LOCK_WAIT_WARM if had_index else LOCK_WAIT_COLD)
         except Timeout:
@@ -144,6 +145,10 @@ class Store:
             return self._open_if_fresh(self._states()) or self._refresh(self._states())
         finally:
             lock.release()
+
+    def _lock_path(self) -> str:
+        self.root.mkdir(parents=True, exist_ok=True)
+        return str(self.root / ".lock")
 
     def _last_good(self) -> Opened:
         gen = self._current()
@@ -161,9 +166,11 @@ class Store:
         """Build a new generation from scratch, whatever the manifest says."""
         from filelock import FileLock, Timeout
 
-        self.root.mkdir(parents=True, exist_ok=True)
         try:
-            with FileLock(str(self.root / ".lock"), timeout=LOCK_WAIT_COLD):
+            with (
+                _index_folder_errors(self.root),
+                FileLock(self._lock_path(), timeout=LOCK_WAIT_COLD),
+            ):
                 states = self._states()
                 corpus = self._parse_all({}, states)
                 return self._build(corpus, self._manifest(states, corpus.hashes))
@@ -221,7 +228,7 @@ class Store:
             if old and len(old) > 2 and old[:2] == states.get(key):
                 hashes[key] = old[2]
             else:
-                data = path.read_bytes()
+                data = _read(path)
                 hashes[key] = hashlib.sha1(data).hexdigest()
             if path in self.metadata:
                 continue
@@ -230,7 +237,7 @@ class Store:
             try:
                 headers[target] = _read_entry(target, 1)
             except Exception:  # missing or unreadable: parse the file (again)
-                todo.append((path, data if data is not None else path.read_bytes(), target))
+                todo.append((path, data if data is not None else _read(path), target))
         known = _known_titles(cache, old_files, [path for path, _, _ in todo])
         for (_, _, target), (header, messages) in zip(todo, _parse_many(todo, known), strict=True):
             for message in messages:
@@ -490,6 +497,26 @@ def parse_entry(data: bytes, name: str, known: dict[str, tuple[str, str]]) -> di
 
 
 _WORDS = re.compile(r"[a-z][a-z\-']+[a-z]")
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise ParseError(error.strerror or str(error), str(path)) from None
+
+
+@contextmanager
+def _index_folder_errors(root: Path) -> Iterator[None]:
+    """An operating-system error while writing the index: one clear line, not a traceback."""
+    try:
+        yield
+    except OSError as error:
+        where = error.filename or root
+        raise IndexFolderError(
+            f"cannot write the index in {root}: {error.strerror or error} ({where}); "
+            "choose another folder with --index-dir or RLPAPERS_INDEX_DIR"
+        ) from None
 
 
 def _open_whoosh(gen: Path) -> Any:
