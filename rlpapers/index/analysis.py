@@ -36,14 +36,19 @@ def is_cjk(char: str) -> bool:
     return any(low <= code <= high for low, high in _CJK_RANGES)
 
 
-class WordTokenizer(Tokenizer):
-    """Letters-and-digits words; CJK runs as character bigrams (a lone character stays whole)."""
+class _Stateless:
+    """Analysis parts hold no settings: two of the same class are equal (Whoosh compares
+    schemas, and the analyser is pickled into each index)."""
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self)
 
     def __hash__(self) -> int:
         return hash(type(self).__name__)
+
+
+class WordTokenizer(_Stateless, Tokenizer):
+    """Letters-and-digits words; CJK runs as character bigrams (a lone character stays whole)."""
 
     def __call__(  # noqa: PLR0913 - Whoosh's tokenizer protocol
         self,
@@ -94,16 +99,10 @@ def _pieces(value: str) -> Any:
                     yield chars[i : i + 2], first + i, first + i + 2
 
 
-class AcronymPluralFilter(Filter):
+class AcronymPluralFilter(_Stateless, Filter):
     """``LLMs`` -> ``LLM``, ``VLMs`` -> ``VLM``: Snowball leaves vowel-less plurals alone."""
 
     _PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
 
     def __call__(self, tokens: Any) -> Any:
         plural = self._PLURAL.match
@@ -113,14 +112,8 @@ class AcronymPluralFilter(Filter):
             yield token
 
 
-class FoldFilter(Filter):
+class FoldFilter(_Stateless, Filter):
     """Accent folding for non-ASCII tokens: ``aichmüller`` -> ``aichmuller``."""
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
 
     def __call__(self, tokens: Any) -> Any:
         for token in tokens:
@@ -131,7 +124,7 @@ class FoldFilter(Filter):
             yield token
 
 
-class SnowballFilter(Filter):
+class SnowballFilter(_Stateless, Filter):
     """English Snowball stemming (PyStemmer, a C extension) of alphabetic ASCII tokens."""
 
     def __init__(self) -> None:
@@ -142,12 +135,6 @@ class SnowballFilter(Filter):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._stem = None
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
 
     def __call__(self, tokens: Any) -> Any:
         stem = self._stem or self._load()
@@ -164,17 +151,11 @@ class SnowballFilter(Filter):
         return self._stem
 
 
-class ProseAnalyzer(Analyzer):
+class ProseAnalyzer(_Stateless, Analyzer):
     """The prose chain in one generator: tokenise, de-pluralise acronyms, lower-case, fold,
     drop stop words, stem. Whoosh runs the analyser over every field of every document, and one
     pass costs half of six chained generators. ``reference_analyzer()`` is the same chain built
     from Whoosh filters; tests/test_search.py checks that the two agree."""
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
-
-    def __hash__(self) -> int:
-        return hash(type(self).__name__)
 
     def __call__(  # noqa: PLR0913 - Whoosh's analyser protocol
         self,
