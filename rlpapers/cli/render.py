@@ -179,7 +179,8 @@ def _hits_table(items: Sequence[Hit], show_scores: bool) -> None:
         if show_scores:
             head.append(f"  {hit.score:.2f}", style="dim")
         console.print(head)
-        body = Text(hit.paper.title, style="bold")
+        body = Text()
+        body.append(hit.paper.title, style="bold")  # a span: Text(style=…) would style every line
         authors = short_authors(hit.paper)
         if authors:
             body.append("\n" + authors, style="green")
