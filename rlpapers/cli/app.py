@@ -23,6 +23,15 @@ Format = Enum("Format", {name: name for name in render.ALL_FORMATS}, type=str)  
 class Group(TyperGroup):
     """Runs every command with warnings shown as one line and library errors mapped to exit codes."""
 
+    ORDER = ("search", "list", "show", "similar", "export", "stats", "parse", "index", "config")
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Commands in the order a newcomer needs them (``--help``, docs/cli.md), not file order."""
+        names = super().list_commands(ctx)
+        return sorted(
+            names, key=lambda n: self.ORDER.index(n) if n in self.ORDER else len(self.ORDER)
+        )
+
     def invoke(self, ctx: Any) -> Any:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ParseWarning)
