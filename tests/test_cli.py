@@ -153,3 +153,23 @@ def _fake_bar(progress):
 
     progress._bar = Bar()
     progress._task = 0
+
+
+def test_hit_card_styles_title_bold_and_only_the_title(monkeypatch, capsys):
+    from rich.console import Console
+
+    from rlpapers.cli import render
+    from rlpapers.model import Hit, Paper
+
+    console = Console(
+        force_terminal=True, color_system="standard", width=80, highlight=False, no_color=False
+    )
+    monkeypatch.setattr(render, "_console", lambda stderr=False: console)
+    paper = Paper(id="x", abstract="abc", key="k", title="A Title", authors=("Ada Lovelace",))
+    render.hits([Hit(paper, 1.0, 1, "about entropy here", ((6, 13),))], "table")
+    lines = capsys.readouterr().out.splitlines()
+    title, authors, snippet = lines[1], lines[2], lines[3]
+    assert "\x1b[1m" in title and "A Title" in title
+    assert "\x1b[1m" not in authors and "\x1b[32m" in authors  # green, not bold
+    assert "\x1b[1;33m" in snippet or "\x1b[33;1m" in snippet  # the matched word stands out
+    assert snippet.startswith("    ")
