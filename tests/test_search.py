@@ -368,3 +368,44 @@ def test_unusable_index_folder_is_exit_2_with_one_line(tmp_path):
 def test_empty_corpus_folder_warns(tmp_path):
     result = run("--corpus", tmp_path, "list", code=1)
     assert "no *.txt files" in result.stderr
+
+
+def test_refresh_reads_only_changed_files_unless_keys_move(tmp_path, monkeypatch):
+    import rlpapers.index.store as store
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write(corpus / "a.txt", "Topic\n\nWe propose FooRL, a method for foo. It works.\n")
+    _write(corpus / "b.txt", "Topic\n\nWe propose BarRL, a method for bar. It works.\n")
+    index = tmp_path / "index"
+    assert Library([corpus], index).get("foorl").key == "foorl"
+    reads = []
+    real = store._read_entry
+    monkeypatch.setattr(
+        store, "_read_entry", lambda path, part: reads.append((path, part)) or real(path, part)
+    )
+    _write(corpus / "b.txt", "Topic\n\nWe propose BazRL, a method for baz. It works.\n")
+    assert keys(Library([corpus], index).search("baz")) == ["bazrl"]
+    a_entry = store._cache_path(
+        index / "parsed", __import__("hashlib").sha1((corpus / "a.txt").read_bytes()).hexdigest()
+    )
+    record_reads = [path for path, part in reads if part == 3]
+    assert record_reads and a_entry not in record_reads  # a.txt's records were not even loaded
+    # a new paper whose key collides moves FooRL's key: a.txt must be refreshed too
+    _write(corpus / "b.txt", "Topic\n\nWe propose FooRL, a different method. Really.\n")
+    library = Library([corpus], index)
+    assert {p.key for p in library.papers} == {"foorla", "foorlb"}
+    assert {h.paper.key for h in library.search("foorl*")} == {"foorla", "foorlb"}
+
+
+def test_refresh_updates_a_duplicate_when_its_other_copy_changes(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shared = "We propose FooRL, a method for foo. It works."
+    _write(corpus / "a.txt", f"Topic\n\n{shared}\n")
+    _write(corpus / "b.txt", f"Topic\n\n{shared}\n\nWe propose BarRL, a method. Yes.\n")
+    index = tmp_path / "index"
+    assert Library([corpus], index).get("foorl").sources == ("a.txt:3", "b.txt:3")
+    # a.txt and FooRL's key stay the same, but the record must lose its second source
+    _write(corpus / "b.txt", "Topic\n\nWe propose BarRL, a method. Yes.\n")
+    assert Library([corpus], index).get("foorl").sources == ("a.txt:3",)

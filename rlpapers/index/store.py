@@ -33,13 +33,14 @@ import re
 import shutil
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..corpus import base_key, plan
+from ..corpus import Finisher, base_key, plan
 from ..errors import IndexBusyError, IndexFolderError, IndexNotice, ParseError, ParseWarning
 from ..metadata import read_overrides, sidecars
 from ..model import Paper
@@ -198,7 +199,7 @@ class Store:
             if not same:
                 self._notice("the index was built by another version of rlpapers; rebuilding it")
             else:
-                opened = self._try_update(gen, corpus, new_manifest)
+                opened = self._try_update(gen, corpus, new_manifest, manifest)
                 if opened:
                     return opened
         elif gen is not None:
@@ -244,7 +245,10 @@ class Store:
                 warnings.warn(ParseWarning(message), stacklevel=5)
             headers[target] = header
         self._prune_cache(cache, hashes)
-        return Parsed(hashes, entries, headers, self.metadata)
+        sources = {
+            entry: str(path.resolve()) for entry, path in zip(entries, self.files, strict=True)
+        }
+        return Parsed(hashes, entries, headers, self.metadata, sources)
 
     def vocabulary(self) -> dict[str, int]:
         """Surface words of the corpus with their counts, merged from the parse cache."""
@@ -267,7 +271,9 @@ class Store:
 
     # --- writing the index ---------------------------------------------------------------------
 
-    def _try_update(self, gen: Path, corpus: Parsed, manifest: dict[str, Any]) -> Opened | None:
+    def _try_update(
+        self, gen: Path, corpus: Parsed, manifest: dict[str, Any], before: dict[str, Any]
+    ) -> Opened | None:
         old = _read_json(gen / "records.json")
         try:
             ix = _open_whoosh(gen)
@@ -279,22 +285,25 @@ class Store:
         if not isinstance(old, dict):
             self._notice(f"the index in {gen} has no readable record list; rebuilding it")
             return None
-        digests: dict[str, str] = {}
+        records: dict[str, list[str]] = {}
+        skip = corpus.unchanged_entries(before, old)
+        for entry in skip:  # same file, same keys, same metadata: same records
+            records.update((pid, old[pid]) for pid in corpus.headers[entry][0])
         changed = []
-        for paper in corpus.papers():
-            digests[paper.id] = _digest(paper)
-            if old.get(paper.id) != digests[paper.id]:
+        for paper in corpus.papers(skip):
+            records[paper.id] = _record_state(paper)
+            if _old_digest(old.get(paper.id)) != records[paper.id][0]:
                 changed.append(paper)
-        removed = [i for i in old if i not in digests]
+        removed = [i for i in old if i not in records]
         if changed or removed:
             try:
                 self._apply(ix, changed, removed)
             except Exception as error:
                 self._notice(f"updating the index failed ({type(error).__name__}); rebuilding it")
                 return None
-        _atomic_write(gen / "records.json", json.dumps(digests).encode())
+        _atomic_write(gen / "records.json", json.dumps(records).encode())
         _atomic_write(
-            gen / "manifest.json", json.dumps(manifest | {"count": len(digests)}).encode()
+            gen / "manifest.json", json.dumps(manifest | {"count": len(records)}).encode()
         )
         return Opened(gen, _open_whoosh(gen), manifest)
 
@@ -322,11 +331,11 @@ class Store:
         parallel = total >= PARALLEL_FROM and (os.cpu_count() or 1) > 1
         options = {"procs": 2, "multisegment": True, "limitmb": 64} if parallel else {"limitmb": 64}
         writer = ix.writer(**options)
-        digests: dict[str, str] = {}
+        digests: dict[str, list[str]] = {}
         try:
             for n, paper in enumerate(corpus.papers(), 1):
                 writer.add_document(**document(paper))
-                digests[paper.id] = _digest(paper)
+                digests[paper.id] = _record_state(paper)
                 self._tick(n, total)
         except BaseException:
             writer.cancel()
@@ -365,33 +374,82 @@ class Parsed:
         entries: list[Path],
         headers: dict[Path, tuple[list[str], list[str]]],
         metadata: list[Path],
+        sources: dict[Path, str],
     ) -> None:
         self.hashes = hashes
         self.entries = entries
         self.metadata = metadata
         self.headers = headers
+        self.sources = sources  # cache entry -> the corpus file's resolved path
         self.items: list[tuple[str, str]] = []
         for entry in entries:
             ids, bases = headers[entry]
             self.items.extend(zip(ids, bases, strict=True))
         self.count = len({pid for pid, _ in self.items})
 
-    def papers(self) -> Iterator[Paper]:
-        """Every finished record in corpus order (deduplicated, keyed, overridden)."""
-        finisher = plan(
-            self.items, self._duplicates(), [o for p in self.metadata for o in read_overrides(p)]
-        )
+    @cached_property
+    def finisher(self) -> Finisher:
+        overrides = [o for path in self.metadata for o in read_overrides(path)]
+        return plan(self.items, self._duplicates(), overrides)
+
+    def papers(self, skip: Collection[Path] = ()) -> Iterator[Paper]:
+        """Every finished record in corpus order (deduplicated, keyed, overridden), except those
+        of the ``skip`` entries."""
+        finisher = self.finisher
         for entry in self.entries:
+            if entry in skip:
+                continue
             for row in _read_entry(entry, 3):
                 paper = finisher(Paper.from_row(row))
                 if paper is not None:
                     yield paper
 
-    def _duplicates(self) -> dict[str, list[Paper]]:
+    def unchanged_entries(self, before: dict[str, Any], old: dict[str, Any]) -> set[Path]:
+        """Entries whose finished records must equal the last index's: the file, every metadata
+        sidecar and each of its papers' keys are as they were, and no copy of its abstracts (in
+        another file) changed."""
+        files = before.get("files", {})
+        order = set(before.get("order", []))
+        meta_before = {
+            p: state[2] for p, state in files.items() if p not in order and len(state) > 2
+        }
+        meta_now = {str(m.resolve()): self.hashes[str(m.resolve())] for m in self.metadata}
+        if meta_before != meta_now:
+            return set()
+        same_file = {
+            entry: files.get(self.sources[entry], [None] * 3)[2:3]
+            == [self.hashes[self.sources[entry]]]
+            for entry in self.entries
+        }
+        # a duplicated abstract is stable only if every file that holds a copy is unchanged
+        moved = {
+            pid for entry in self.entries if not same_file[entry] for pid in self.headers[entry][0]
+        }
+        unstable = moved & self._duplicated_ids()
+        keys = self.finisher.keys
+        copies: dict[str, int] = {}
+        for pid, _ in self.items:
+            copies[pid] = copies.get(pid, 0) + 1
+        return {
+            entry
+            for entry in self.entries
+            if same_file[entry]
+            and all(
+                isinstance(old.get(pid), list)
+                and old[pid][1:] == [keys[pid], copies[pid]]
+                and pid not in unstable
+                for pid in self.headers[entry][0]
+            )
+        }
+
+    def _duplicated_ids(self) -> set[str]:
         seen: dict[str, int] = {}
         for pid, _ in self.items:
             seen[pid] = seen.get(pid, 0) + 1
-        wanted = {pid for pid, n in seen.items() if n > 1}
+        return {pid for pid, n in seen.items() if n > 1}
+
+    def _duplicates(self) -> dict[str, list[Paper]]:
+        wanted = self._duplicated_ids()
         if not wanted:
             return {}
         groups: dict[str, list[Paper]] = {}
@@ -524,6 +582,16 @@ def _open_whoosh(gen: Path) -> Any:
 
     # supports_mmap=False: Whoosh's default copies every compound segment into memory on open.
     return FileStorage(str(gen), supports_mmap=False).open_index()
+
+
+def _record_state(paper: Paper) -> list[Any]:
+    """What records.json keeps per paper: fingerprint, key, and how many copies were merged."""
+    return [_digest(paper), paper.key, len(paper.sources)]
+
+
+def _old_digest(value: Any) -> str | None:
+    """A records.json value: [digest, key, copies] (or a bare digest, from older indexes)."""
+    return value[0] if isinstance(value, list) else value
 
 
 def _digest(paper: Paper) -> str:
