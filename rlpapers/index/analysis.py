@@ -47,8 +47,8 @@ class _Stateless:
         return hash(type(self).__name__)
 
 
-class WordTokenizer(_Stateless, Tokenizer):
-    """Letters-and-digits words; CJK runs as character bigrams (a lone character stays whole)."""
+class _Emitter(_Stateless):
+    """Whoosh's tokenizer/analyser call protocol, once: subclasses say which tokens to emit."""
 
     def __call__(  # noqa: PLR0913 - Whoosh's tokenizer protocol
         self,
@@ -64,20 +64,31 @@ class WordTokenizer(_Stateless, Tokenizer):
         **kwargs: Any,
     ) -> Any:
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
-        pos = start_pos
-        for text, start, end in _pieces(value) if tokenize else [(value, 0, len(value))]:
+        pieces = _pieces(value) if tokenize else [(value, 0, len(value))]
+        for text, original, pos, start, end, stopped in self._emit(pieces, start_pos, removestops):
             token.text = text
             token.boost = 1.0
-            token.stopped = False
+            token.stopped = stopped
             if keeporiginal:
-                token.original = text
+                token.original = original
             if positions:
                 token.pos = pos
             if chars:
                 token.startchar = start_char + start
                 token.endchar = start_char + end
-            pos += 1
             yield token
+
+    def _emit(self, pieces: Any, start_pos: int, removestops: bool) -> Any:
+        """(text, original, position, start, end, stopped) for each token to yield."""
+        raise NotImplementedError
+
+
+class WordTokenizer(_Emitter, Tokenizer):
+    """Letters-and-digits words; CJK runs as character bigrams (a lone character stays whole)."""
+
+    def _emit(self, pieces: Any, start_pos: int, removestops: bool) -> Any:
+        for pos, (text, start, end) in enumerate(pieces, start_pos):
+            yield text, text, pos, start, end, False
 
 
 def _pieces(value: str) -> Any:
@@ -151,45 +162,21 @@ class SnowballFilter(_Stateless, Filter):
         return self._stem
 
 
-class ProseAnalyzer(_Stateless, Analyzer):
+class ProseAnalyzer(_Emitter, Analyzer):
     """The prose chain in one generator: tokenise, de-pluralise acronyms, lower-case, fold,
     drop stop words, stem. Whoosh runs the analyser over every field of every document, and one
     pass costs half of six chained generators. ``reference_analyzer()`` is the same chain built
     from Whoosh filters; tests/test_search.py checks that the two agree."""
 
-    def __call__(  # noqa: PLR0913 - Whoosh's analyser protocol
-        self,
-        value: str,
-        positions: bool = False,
-        chars: bool = False,
-        keeporiginal: bool = False,
-        removestops: bool = True,
-        start_pos: int = 0,
-        start_char: int = 0,
-        tokenize: bool = True,
-        mode: str = "",
-        **kwargs: Any,
-    ) -> Any:
-        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+    def _emit(self, pieces: Any, start_pos: int, removestops: bool) -> Any:
         pos = None  # as StopFilter renumbers: from the first kept token's place, then +1 each
-        pieces = _pieces(value) if tokenize else [(value, 0, len(value))]
         for raw_pos, (piece, start, end) in enumerate(pieces, start_pos):
             term, stopped = _term(piece)
             if stopped and removestops:
                 continue
-            token.text = term
-            token.boost = 1.0
-            token.stopped = stopped
-            if keeporiginal:
-                token.original = piece
-            if positions:
-                if not stopped:
-                    pos = raw_pos if pos is None else pos + 1
-                token.pos = raw_pos if pos is None else pos
-            if chars:
-                token.startchar = start_char + start
-                token.endchar = start_char + end
-            yield token
+            if not stopped:
+                pos = raw_pos if pos is None else pos + 1
+            yield term, piece, raw_pos if pos is None else pos, start, end, stopped
 
 
 def _term(piece: str) -> tuple[str, bool]:
