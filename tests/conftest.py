@@ -13,6 +13,19 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 SEEDS = ROOT / "seeds"
 
+#: The record fields scripts rely on (issue 2's promise); search hits add "score".
+RECORD_FIELDS = (
+    "id",
+    "key",
+    "title",
+    "name",
+    "authors",
+    "categories",
+    "topic",
+    "abstract",
+    "source",
+)
+
 os.environ.update(
     {
         "NO_COLOR": "1",

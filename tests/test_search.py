@@ -14,7 +14,7 @@ import pytest
 from rlpapers import Library
 from rlpapers.errors import IndexNotice, QueryError
 
-from .conftest import ROOT, SEEDS, run
+from .conftest import RECORD_FIELDS, ROOT, SEEDS, run
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import relevance  # noqa: E402
@@ -295,19 +295,7 @@ def test_eight_processes_on_a_cold_index_all_succeed(tmp_path):
 
 def test_cli_search_json_schema():
     hits = json.loads(run("search", "entropy", "--format", "json").stdout)
-    fields = {
-        "id",
-        "key",
-        "title",
-        "name",
-        "authors",
-        "categories",
-        "topic",
-        "abstract",
-        "source",
-        "score",
-    }
-    assert hits and all(fields <= set(h) for h in hits)
+    assert hits and all({*RECORD_FIELDS, "score"} <= set(h) for h in hits)
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
 
 
