@@ -69,6 +69,16 @@ class Paper:
     def first_link(self) -> str:
         return self.url or (self.links[0] if self.links else "")
 
+    @property
+    def keywords(self) -> tuple[str, ...]:
+        """Categories, tags and topic, each once, in that order: what exporters call keywords."""
+        return tuple(dict.fromkeys(k for k in (*self.categories, *self.tags, self.topic) if k))
+
+    @property
+    def author_text(self) -> str:
+        """The authors as one readable line, ``et al.`` where the list was cut short."""
+        return ", ".join(self.authors) + (" et al." if self.authors_truncated else "")
+
     def to_dict(self) -> dict[str, Any]:
         """The stable, JSON-ready form (tuples become lists) in SCHEMA_FIELDS order."""
         data = {}

@@ -132,11 +132,10 @@ def detail(items: Sequence[Paper], fmt: str) -> None:
 
 
 def _detail_fields(paper: Paper) -> list[tuple[str, str]]:
-    authors = ", ".join(paper.authors) + (" et al." if paper.authors_truncated else "")
     return [
         ("id", paper.id),
         ("name", paper.name),
-        ("authors", authors),
+        ("authors", paper.author_text),
         ("categories", " · ".join(paper.categories)),
         ("topic", paper.topic),
         ("year", str(paper.year or "")),

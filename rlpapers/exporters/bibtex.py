@@ -26,7 +26,7 @@ def entry(paper: Paper, ascii: bool = False) -> str:
         ("howpublished", to_latex(paper.venue, ascii)),
         ("doi", url_safe(paper.doi)),
         ("url", url_safe(paper.first_link)),
-        ("keywords", to_latex(", ".join(_keywords(paper)), ascii)),
+        ("keywords", to_latex(", ".join(paper.keywords), ascii)),
         ("abstract", to_latex(paper.abstract, ascii)),
         ("note", to_latex(_note(paper), ascii)),
     ]
@@ -40,12 +40,6 @@ def _authors(paper: Paper, ascii: bool) -> str:
     if paper.authors_truncated:
         names.append("others")
     return " and ".join(names)
-
-
-def _keywords(paper: Paper) -> list[str]:
-    return list(
-        dict.fromkeys([*paper.categories, *paper.tags, *([paper.topic] if paper.topic else [])])
-    )
 
 
 def _note(paper: Paper) -> str:

@@ -28,9 +28,8 @@ def item(paper: Paper) -> dict[str, Any]:
         "author": [_name(a) for a in paper.authors],
         "abstract": paper.abstract,
     }
-    keywords = [*paper.categories, *paper.tags, *([paper.topic] if paper.topic else [])]
     optional = {
-        "keyword": ", ".join(dict.fromkeys(keywords)),
+        "keyword": ", ".join(paper.keywords),
         "URL": paper.first_link,
         "DOI": paper.doi,
         "container-title": paper.venue,

@@ -26,7 +26,7 @@ def inline(text: str) -> str:
 
 
 def _section(paper: Paper) -> str:
-    meta = [inline(", ".join(paper.authors) + (" et al." if paper.authors_truncated else ""))]
+    meta = [inline(paper.author_text)]
     meta += [inline(" · ".join(paper.categories)), inline(paper.topic), f"`{paper.key}`"]
     if paper.year:
         meta.append(str(paper.year))
@@ -40,11 +40,10 @@ def _section(paper: Paper) -> str:
 def _table(papers: Iterable[Paper]) -> str:
     rows = ["| key | title | authors | categories |", "| --- | --- | --- | --- |"]
     for paper in papers:
-        authors = ", ".join(paper.authors) + (" et al." if paper.authors_truncated else "")
         cells = [
             f"`{paper.key}`",
             inline(paper.title),
-            inline(authors),
+            inline(paper.author_text),
             inline(" · ".join(paper.categories)),
         ]
         rows.append("| " + " | ".join(cells) + " |")

@@ -20,9 +20,7 @@ def record(paper: Paper) -> str:
     lines += [("PY", str(paper.year))] if paper.year else []
     lines += [("T2", paper.venue)] if paper.venue else []
     lines.append(("AB", paper.abstract))
-    lines += [
-        ("KW", kw) for kw in dict.fromkeys([*paper.categories, *paper.tags, paper.topic]) if kw
-    ]
+    lines += [("KW", keyword) for keyword in paper.keywords]
     lines += [("UR", paper.first_link)] if paper.first_link else []
     lines += [("DO", paper.doi)] if paper.doi else []
     lines += [("N1", paper.note)] if paper.note else []
