@@ -223,15 +223,7 @@ def exported(items: Sequence[Paper], fmt: str, options: dict[str, Any]) -> None:
 def config(rows: list[tuple[str, str, str]], fmt: str) -> None:
     """``rlpapers config``: (setting, value, origin) rows."""
     if fmt in ("json", "yaml"):
-        data = [{"setting": s, "value": v, "from": o} for s, v, o in rows]
-        if fmt == "json":
-            import json
-
-            emit(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-        else:
-            import yaml
-
-            emit(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+        _emit_structured([{"setting": s, "value": v, "from": o} for s, v, o in rows], fmt)
         return
     if fmt == "table":
         from rich.table import Table
