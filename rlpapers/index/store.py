@@ -85,7 +85,7 @@ class Store:
         if opened:
             return opened
         with _index_folder_errors(self.root):
-            return self._refresh_locked(states)
+            return self._refresh_locked()
 
     def _open_if_fresh(self, states: dict[str, list[int]]) -> Opened | None:
         for _ in range(3):  # a concurrent swap can remove a generation between two reads
@@ -133,7 +133,7 @@ class Store:
         return gen if name.startswith("gen-") and gen.is_dir() else None
 
     # --- writing -------------------------------------------------------------------------------
-    def _refresh_locked(self, states: dict[str, list[int]]) -> Opened:
+    def _refresh_locked(self) -> Opened:
         from filelock import FileLock, Timeout
 
         had_index = self._current() is not None
@@ -143,7 +143,8 @@ class Store:
         except Timeout:
             return self._last_good()
         try:
-            return self._open_if_fresh(self._states()) or self._refresh(self._states())
+            states = self._states()  # again: files may have changed while we waited for the lock
+            return self._open_if_fresh(states) or self._refresh(states)
         finally:
             lock.release()
 
