@@ -1,7 +1,10 @@
 """Where things are: the config file, the corpus paths, the index folder.
 
 Precedence, highest first: command-line options, environment variables (RLPAPERS_CORPUS,
-RLPAPERS_INDEX_DIR, RLPAPERS_CONFIG), the YAML config file, built-in defaults.
+RLPAPERS_INDEX_DIR, RLPAPERS_DATA_DIR, RLPAPERS_CONFIG), the YAML config file, built-in defaults.
+
+The index folder holds rebuildable state (the record store and the search index), one
+sub-folder per corpus; the data folder holds the identity ledger, which is precious.
 """
 
 from __future__ import annotations
@@ -33,6 +36,16 @@ def config_path() -> Path:
     return user_config_path(APP) / "config.yaml"
 
 
+def data_root() -> Path:
+    """Where the identity ledger lives: ``RLPAPERS_DATA_DIR`` or the user data folder."""
+    env = os.environ.get("RLPAPERS_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_path
+
+    return user_data_path(APP)
+
+
 def cache_root() -> Path:
     from platformdirs import user_cache_path
 
@@ -46,6 +59,7 @@ class Settings:
     corpus: tuple[Path, ...]
     index_dir: Path
     config_file: Path
+    data_dir: Path = field(default_factory=data_root)
     origin: dict[str, str] = field(default_factory=dict, compare=False)
 
 
@@ -72,7 +86,7 @@ def resolve(corpus: list[Path] | None = None, index_dir: Path | None = None) -> 
     origin: dict[str, str] = {}
     paths, origin["corpus"] = _corpus_paths(corpus, cfg, cfg_path)
     index, origin["index_dir"] = _index_dir(index_dir, cfg, paths)
-    return Settings(tuple(paths), index, cfg_path, origin)
+    return Settings(tuple(paths), index, cfg_path, data_root(), origin)
 
 
 def _corpus_paths(
@@ -94,6 +108,13 @@ def _corpus_paths(
 
 
 def _index_dir(option: Path | None, cfg: dict[str, Any], corpus: list[Path]) -> tuple[Path, str]:
+    """The corpus's own folder inside the chosen index folder: corpora that share an index
+    folder keep one index each."""
+    base, origin = _index_base(option, cfg)
+    return base / corpus_fingerprint(corpus), origin
+
+
+def _index_base(option: Path | None, cfg: dict[str, Any]) -> tuple[Path, str]:
     if option:
         return Path(option).expanduser(), "--index-dir"
     env = os.environ.get("RLPAPERS_INDEX_DIR")
@@ -101,7 +122,7 @@ def _index_dir(option: Path | None, cfg: dict[str, Any], corpus: list[Path]) -> 
         return Path(env).expanduser(), "RLPAPERS_INDEX_DIR"
     if "index_dir" in cfg:
         return Path(str(cfg["index_dir"])).expanduser(), "config file"
-    return cache_root() / "index" / corpus_fingerprint(corpus), "cache folder"
+    return cache_root() / "index", "cache folder"
 
 
 def corpus_fingerprint(paths: list[Path]) -> str:

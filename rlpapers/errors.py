@@ -58,6 +58,10 @@ class IndexFolderError(InputError):
     """The index folder cannot be created or written."""
 
 
+class LedgerError(RlpapersError):
+    """The identity ledger cannot be opened or is damaged; it is reported, never replaced."""
+
+
 class IndexBusyError(RlpapersError):
     """Another process held the index lock for longer than we were willing to wait."""
 

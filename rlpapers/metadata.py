@@ -20,6 +20,8 @@ from typing import Any
 from .errors import ParseError
 
 FIELDS = {"title", "year", "venue", "url", "doi", "tags", "note", "key", "name"}
+#: The sidecar ``rlpapers keys --pin`` writes: ``id: {key: …}`` lines, read like any metadata.
+KEYS_FILE = "keys.yaml"
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ def sidecars(files: list[Path]) -> list[Path]:
             file.with_suffix(".yaml"),
             file.with_suffix(".yml"),
             file.parent / "metadata.yaml",
+            file.parent / KEYS_FILE,
         ):
             if candidate.is_file():
                 found[candidate] = None
@@ -96,6 +99,16 @@ def _checked(values: dict[str, Any], path: Path, line: int | None) -> dict[str, 
             if not isinstance(items, list):
                 raise ParseError("tags must be a list of words", str(path), line)
             out[name] = tuple(str(tag) for tag in items)
+        elif name == "key":
+            from .keys import SAFE_KEY, SAFE_KEY_TEXT
+
+            if not isinstance(value, str | int) or not SAFE_KEY.fullmatch(str(value)):
+                raise ParseError(
+                    f"key {value!r} is not a safe citation key: use {SAFE_KEY_TEXT}",
+                    str(path),
+                    line,
+                )
+            out[name] = str(value)
         else:
             out[name] = "" if value is None else str(value)
     return out
@@ -112,3 +125,43 @@ def _key_lines(path: Path) -> dict[str, int]:
     if not isinstance(node, yaml.MappingNode):
         return {}
     return {key.value: key.start_mark.line + 1 for key, _ in node.value}
+
+
+def write_keys(path: Path, keys: dict[str, str]) -> int:
+    """Merge ``id -> key`` entries into a keys.yaml (entries for other papers are kept), written
+    atomically; returns how many entries the file holds."""
+    import json
+    import os
+    import tempfile
+
+    entries: dict[str, str] = {}
+    if path.is_file():
+        for override in read_overrides(path):
+            if "key" in override.values:
+                entries[override.target] = override.values["key"]
+    entries.update(keys)
+    lines = [
+        "# Citation keys pinned by `rlpapers keys --pin`: paper id -> key.",
+        "# Read like any metadata file: keep it beside the corpus files so the keys travel with them.",
+    ]
+    lines += [
+        f"{json.dumps(pid)}: {{key: {json.dumps(key)}}}" for pid, key in sorted(entries.items())
+    ]
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write("\n".join(lines) + "\n")
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return len(entries)
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -42,6 +42,7 @@ def isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("RLPAPERS_CONFIG", str(home / "config.yaml"))
     monkeypatch.setenv("RLPAPERS_INDEX_DIR", str(home / "index"))
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.delenv("RLPAPERS_CORPUS", raising=False)
     return home

@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 from .. import __version__
 from ..errors import IndexNotice, NotFoundError, ParseWarning, RlpapersError
 from . import render
-from .errors import ExitCode, describe_internal, exit_code_for, report
+from .errors import ExitCode, describe_internal, exit_code_for, message_for, report
 
 Format = Enum("Format", {name: name for name in render.ALL_FORMATS}, type=str)  # type: ignore[misc]
 
@@ -23,7 +23,9 @@ Format = Enum("Format", {name: name for name in render.ALL_FORMATS}, type=str)  
 class Group(TyperGroup):
     """Runs every command with warnings shown as one line and library errors mapped to exit codes."""
 
-    ORDER = ("search", "list", "show", "similar", "export", "stats", "parse", "index", "config")
+    ORDER = (
+        "search", "list", "show", "similar", "export", "keys", "stats", "parse", "index", "config"
+    )  # fmt: skip
 
     def list_commands(self, ctx: Any) -> list[str]:
         """Commands in the order a newcomer needs them (``--help``, docs/cli.md), not file order."""
@@ -40,7 +42,7 @@ class Group(TyperGroup):
             try:
                 return super().invoke(ctx)
             except RlpapersError as error:
-                report(str(error), "note" if isinstance(error, NotFoundError) else "error")
+                report(message_for(error), "note" if isinstance(error, NotFoundError) else "error")
                 raise typer.Exit(exit_code_for(error)) from None
             except BrokenPipeError:
                 _silence_stdout()
@@ -209,10 +211,28 @@ def show(
     ],
     format: FormatOpt = None,
 ) -> None:
-    """Show papers in full. REFS: ids, keys or unique id prefixes; '-' reads them from stdin."""
-    lib = library(ctx)
-    found = [lib.get(ref) for ref in expand_refs(refs)]
-    render.detail(found, fmt_of(format))
+    """Show papers in full. REFS: ids, keys or unique id prefixes; '-' reads them from stdin.
+
+    Unknown references are named on stderr (with the closest key) and the exit code is 1; the
+    papers that were found are still shown.
+    """
+    found = library(ctx).find(expand_refs(refs))
+    if found.papers:
+        render.detail(found.papers, fmt_of(format))
+    fail_on_unknown(found.unknown)
+
+
+def fail_on_unknown(unknown: list[tuple[str, str | None]]) -> None:
+    """Name each unknown reference on stderr (a did-you-mean for the first 20), then exit 1."""
+    if not unknown:
+        return
+    from ..lookup import SUGGEST_FOR, not_found_message
+
+    for ref, suggestion in unknown[:SUGGEST_FOR]:
+        report(not_found_message(ref, suggestion), "error")
+    if len(unknown) > SUGGEST_FOR:
+        report(f"and {len(unknown) - SUGGEST_FOR} more unknown references", "error")
+    raise typer.Exit(ExitCode.NOT_FOUND)
 
 
 def expand_refs(refs: list[str]) -> list[str]:
@@ -361,11 +381,41 @@ def index(
     ] = False,
     format: FormatOpt = None,
 ) -> None:
-    """Build (or rebuild) the search index now. Every other command keeps it fresh by itself."""
+    """Build (or rebuild) the search index now. Every other command keeps it fresh by itself.
+
+    With --status, report where the record store and the index are and whether they are fresh,
+    stale, damaged or missing, and change nothing.
+    """
     lib = library(ctx)
     if not status:
-        lib.index.rebuild()
+        lib.rebuild()
     render.status(lib.status(), fmt_of(format))
+
+
+@app.command()
+def keys(
+    ctx: typer.Context,
+    pin: Annotated[
+        bool,
+        typer.Option(
+            "--pin",
+            help="Write the keys into keys.yaml beside each corpus file or folder, so they "
+            "travel with the files.",
+        ),
+    ] = False,
+    format: FormatOpt = None,
+) -> None:
+    """List every paper's id and citation key; --pin writes them into keys.yaml files.
+
+    Keys are given once by the identity ledger and never move; keys.yaml carries them to
+    another machine or data folder (it is read like any metadata file).
+    """
+    lib = library(ctx)
+    if not pin:
+        render.papers(list(lib.papers), fmt_of(format))
+        return
+    for path, count in lib.pin_keys():
+        report(f"wrote {count} key{'s' if count != 1 else ''} to {path}", "note")
 
 
 # --- export ------------------------------------------------------------------------------------
@@ -422,10 +472,11 @@ def export(
     """Export papers: all of them, the hits of QUERY, or those listed with --ids."""
     from ..exporters import save
 
-    papers = select_for_export(
+    papers, unknown = select_for_export(
         library(ctx), query, ids, filters_of(category, author, topic, source)
     )
     if not papers:
+        fail_on_unknown(unknown)
         nothing_found()
     fmt = format.value
     options = {
@@ -436,23 +487,24 @@ def export(
     }
     if output is None:
         render.exported(papers, fmt, options)
-        return
-    save(render.exported_text(papers, fmt, options), output, force)
-    report(f"wrote {len(papers)} paper{'s' if len(papers) != 1 else ''} to {output}", "note")
+    else:
+        save(render.exported_text(papers, fmt, options), output, force)
+        report(f"wrote {len(papers)} paper{'s' if len(papers) != 1 else ''} to {output}", "note")
+    fail_on_unknown(unknown)
 
 
 def select_for_export(
     lib: Any, query: list[str] | None, ids: str | None, filters: Any
-) -> list[Any]:
+) -> tuple[list[Any], list[tuple[str, str | None]]]:
+    """The papers to export, and the --ids entries that named none."""
     if ids is not None:
         refs = read_refs(sys.stdin) if ids == "-" else _read_ref_file(ids)
-        papers = [lib.get(ref) for ref in refs]
-        return filters.apply(papers) if filters else papers
+        found = lib.find(refs)
+        return (filters.apply(found.papers) if filters else found.papers), found.unknown
     if query:
-        return [
-            hit.paper for hit in lib.search(" ".join(query), limit=None, filters=filters or None)
-        ]
-    return lib.select(filters or None)
+        hits = lib.search(" ".join(query), limit=None, filters=filters or None)
+        return [hit.paper for hit in hits], []
+    return lib.select(filters or None), []
 
 
 def _read_ref_file(path: str) -> list[str]:

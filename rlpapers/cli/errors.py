@@ -6,7 +6,14 @@ import os
 import sys
 from enum import IntEnum
 
-from ..errors import IndexBusyError, InputError, NotFoundError, RlpapersError
+from ..errors import (
+    IndexBusyError,
+    IndexFolderError,
+    InputError,
+    LedgerError,
+    NotFoundError,
+    RlpapersError,
+)
 
 
 class ExitCode(IntEnum):
@@ -28,6 +35,18 @@ def exit_code_for(error: BaseException) -> ExitCode:
     if isinstance(error, RlpapersError):
         return ExitCode.INPUT
     return ExitCode.INTERNAL
+
+
+#: What the CLI adds to a library error: the options that mend it (the library names no flags).
+HINTS = {
+    IndexFolderError: "choose another folder with --index-dir or RLPAPERS_INDEX_DIR",
+    LedgerError: "RLPAPERS_DATA_DIR chooses another data folder",
+}
+
+
+def message_for(error: RlpapersError) -> str:
+    hint = next((h for kind, h in HINTS.items() if isinstance(error, kind)), None)
+    return f"{error}; {hint}" if hint else str(error)
 
 
 def report(message: str, kind: str = "error") -> None:

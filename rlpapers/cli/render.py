@@ -57,9 +57,9 @@ def short_authors(paper: Paper, limit: int = 2) -> str:
 
 
 def _surname(author: str) -> str:
-    from ..corpus import surname_of
+    from ..text import surname
 
-    return author if not author.isascii() and " " not in author else surname_of(author)
+    return author if not author.isascii() and " " not in author else surname(author)
 
 
 def _cell(value: str) -> str:
@@ -306,8 +306,22 @@ def status(data: dict[str, Any], fmt: str) -> None:
     if fmt in ("json", "yaml"):
         _emit_structured(data, fmt)
         return
-    rows = [(k, str(v), "") for k, v in data.items()]
+    rows = [(k, _status_value(v), "") for k, v in _flat(data)]
     config(rows, "table" if fmt == "table" else "tsv")
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            out += _flat(value, f"{prefix}{key} ")
+        else:
+            out.append((f"{prefix}{key}", value))
+    return out
+
+
+def _status_value(value: Any) -> str:
+    return ", ".join(map(str, value)) or "none" if isinstance(value, list) else str(value)
 
 
 class BuildProgress:

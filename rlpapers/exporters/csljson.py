@@ -6,14 +6,11 @@ Type ``article`` is CSL's type for preprints and other articles outside a journa
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from ..model import Paper
 from ..parse.names import strip_markup
-
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def export(papers: Iterable[Paper]) -> str:
@@ -43,7 +40,9 @@ def item(paper: Paper) -> dict[str, Any]:
 
 
 def _name(author: str) -> dict[str, str]:
-    words = author.split()
-    if len(words) < 2 or _CJK.search(author):
+    from ..text import given_names, has_cjk, surname
+
+    given = given_names(author)
+    if not given or has_cjk(author):
         return {"literal": author}
-    return {"family": words[-1], "given": " ".join(words[:-1])}
+    return {"family": surname(author), "given": given}

@@ -1,7 +1,8 @@
 """The full-text index: the only package that imports Whoosh.
 
-``Index`` opens (building or refreshing as needed, see ``store``) a Whoosh index over the corpus
-and answers searches, similar-paper queries, lookups and statistics with plain records.
+``Index`` opens (building or catching up as needed, see ``view``) a Whoosh index over the record
+store's records and answers searches, similar-paper queries and statistics: Whoosh gives ids and
+scores, the store gives the records.
 
 Ranking is Whoosh's BM25F with field weights (``schema.BOOSTS``). For a query of two or more
 plain words, the best BM25F candidates are re-ordered with a bonus for papers whose title or
@@ -16,18 +17,21 @@ from ._lightimport import import_whoosh
 import_whoosh()  # before any other Whoosh import: see _lightimport
 
 import re  # noqa: E402
+import warnings
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..corpus import Filters
-from ..errors import NotFoundError, QueryError
+from ..errors import IndexNotice, QueryError, RlpapersError
 from ..model import Hit, Paper
+from ..store import Store
 from .query import is_plain, parse, plain_words
-from .schema import paper_from_stored
 from .snippets import make_snippet, proximity_factor, query_terms
-from .store import Progress, Store
+from .view import Progress, View
+
+T = TypeVar("T")
 
 SORTS = ("score", "title", "key")
 # A plain multi-word query takes the BM25F top max(limit, RERANK_MIN) and re-orders them by how
@@ -37,8 +41,9 @@ RERANK_MIN = 10
 
 
 class Index:
-    def __init__(self, root: Path, files: list[Path], progress: Progress | None = None) -> None:
-        self.store = Store(root, files, progress)
+    def __init__(self, store: Store, folder: Path, progress: Progress | None = None) -> None:
+        self.store = store
+        self.view = View(folder, store, progress)
         self._opened: Any = None
         self._searcher: Any = None
 
@@ -47,7 +52,7 @@ class Index:
     @property
     def opened(self) -> Any:
         if self._opened is None:
-            self._opened = self.store.open()
+            self._opened = self.view.open()
         return self._opened
 
     @property
@@ -60,7 +65,26 @@ class Index:
 
     def rebuild(self) -> None:
         self.close()
-        self._opened = self.store.rebuild()
+        self._opened = self.view.rebuild()
+
+    def healing(self, action: Callable[[], T]) -> T:
+        """Run a read; if the index turns out damaged, rebuild it from the store (with a note)
+        and run it once more."""
+        from whoosh.query.qcore import QueryError as WhooshQueryError
+
+        try:
+            return action()
+        except (QueryError, WhooshQueryError, RlpapersError):
+            raise
+        except Exception as error:
+            warnings.warn(
+                IndexNotice(
+                    f"the search index was damaged ({type(error).__name__}); rebuilding it"
+                ),
+                stacklevel=3,
+            )
+        self.rebuild()
+        return action()
 
     def close(self) -> None:
         if self._searcher is not None:
@@ -68,43 +92,14 @@ class Index:
             self._searcher = None
 
     def status(self) -> dict[str, Any]:
-        opened = self.opened
-        size = sum(f.stat().st_size for f in opened.path.rglob("*") if f.is_file())
-        return {
-            "path": str(opened.path),
-            "files": len(self.store.files),
-            "records": self.searcher.doc_count(),
-            "size_bytes": size,
-            "fresh": True,
-            "schema": opened.manifest.get("schema"),
-            "whoosh": opened.manifest.get("whoosh"),
-        }
+        """The search index's state (fresh, stale, damaged or missing), without writing."""
+        return self.view.state()
 
-    # --- records ------------------------------------------------------------------------------
-
-    def all_papers(self) -> list[Paper]:
-        order = {Path(p).name: i for i, p in enumerate(self.opened.manifest.get("order", []))}
-        papers = [paper_from_stored(fields) for fields in self.searcher.all_stored_fields()]
-        return sorted(papers, key=lambda p: (order.get(p.source, len(order)), p.source, p.line))
-
-    def get(self, ref: str) -> Paper:
-        """A paper by key, id, or unique id prefix of at least 4 characters."""
-        from whoosh.query import Or, Prefix, Term
-
-        ref = ref.strip()
-        exact = Or([Term("id", ref), Term("key", ref.lower())])
-        found = self._stored(self.searcher.search(exact, limit=1))
-        if not found and len(ref) >= 4:
-            found = self._stored(self.searcher.search(Prefix("id", ref.lower()), limit=2))
-            if len(found) > 1:
-                raise NotFoundError(f"{ref!r} is ambiguous: it starts more than one id")
-        if not found:
-            raise NotFoundError(f"no paper with id or key {ref!r}")
-        return found[0]
-
-    @staticmethod
-    def _stored(results: Any) -> list[Paper]:
-        return [paper_from_stored(hit.fields()) for hit in results]
+    def papers_of(self, results: Any) -> list[tuple[Paper, float]]:
+        """Whoosh results as (record, score) pairs, the records read from the store."""
+        pairs = [(r["id"], r.score) for r in results]
+        found = self.store.fetch(pid for pid, _ in pairs)
+        return [(found[pid], score) for pid, score in pairs if pid in found]
 
     # --- search -------------------------------------------------------------------------------
 
@@ -129,7 +124,7 @@ class Index:
             results = self.searcher.search(parsed, limit=fetch)
         except WhooshQueryError as error:  # e.g. a phrase in a field that keeps no positions
             raise QueryError(str(error), query, None) from None
-        hits = [(paper_from_stored(r.fields()), r.score) for r in results]
+        hits = self.papers_of(results)
         if filters:
             hits = [(p, s) for p, s in hits if filters.matches(p)]
         if phrase:
@@ -167,9 +162,8 @@ class Index:
                 changed = True
         return out if changed else None
 
-    def similar(self, ref: str, limit: int = 10) -> list[Hit]:
-        """Papers whose abstracts share the most distinctive terms with ``ref``'s, itself excluded."""
-        paper = self.get(ref)
+    def similar(self, paper: Paper, limit: int = 10) -> list[Hit]:
+        """Papers whose abstracts share the most distinctive terms with ``paper``'s, itself excluded."""
         searcher = self.searcher
         docnum = searcher.document_number(id=paper.id)
         from whoosh.classify import KLModel
@@ -177,7 +171,7 @@ class Index:
         results = searcher.more_like(
             docnum, "abstract", text=paper.abstract, top=limit + 1, numterms=25, model=KLModel
         )
-        found = [(paper_from_stored(r.fields()), r.score) for r in results]
+        found = self.papers_of(results)
         found = [(p, s) for p, s in found if p.id != paper.id][:limit]
         return [Hit(p, s, rank) for rank, (p, s) in enumerate(found, 1)]
 

@@ -1,17 +1,20 @@
-"""The Whoosh schema, its version, and how a Paper becomes a document."""
+"""The Whoosh schema, its version, and how a Paper becomes a document.
+
+The index holds only what search needs: analysed text fields and the paper id. Records live in
+the record store; a search returns ids, and the store gives the records.
+"""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+from whoosh.fields import ID, KEYWORD, TEXT, Schema
 
 from ..model import Paper
 from .analysis import name_analyzer, text_analyzer
 
 #: Bump when the schema, the analysis or the document layout changes: old indexes are rebuilt.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 #: Field weights for BM25F: a paper's name and title say more than its abstract.
 BOOSTS = {"name": 3.0, "title": 1.5, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
@@ -35,7 +38,6 @@ def schema() -> Schema:
         category=TEXT(analyzer=names, field_boost=BOOSTS["category"], multitoken_query="phrase"),
         topic=TEXT(analyzer=names, field_boost=BOOSTS["topic"], multitoken_query="phrase"),
         source=TEXT(analyzer=names, phrase=False, multitoken_query="and"),
-        record=STORED(),
     )
 
 
@@ -50,13 +52,4 @@ def document(paper: Paper) -> dict[str, Any]:
         "category": "\n".join(paper.categories),
         "topic": paper.topic,
         "source": " ".join(s.rsplit(":", 1)[0] for s in paper.sources or (paper.source,)),
-        "record": record_json(paper),
     }
-
-
-def record_json(paper: Paper) -> str:
-    return json.dumps(paper.to_dict(), ensure_ascii=False, sort_keys=True)
-
-
-def paper_from_stored(fields: dict[str, Any]) -> Paper:
-    return Paper.from_dict(json.loads(fields["record"]))

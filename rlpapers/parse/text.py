@@ -6,16 +6,12 @@ import codecs
 import re
 
 from ..errors import ParseError
+from ..text import PARTICLES, fold  # noqa: F401  (re-exported for the parser)
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 # C0/C1 controls other than tab and the newline family; they come from PDF copy-paste.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x84\x86-\x9f]")
 _HIGH_RUN = re.compile(rb"[\x80-\xff]+")
-#: Lower-case name particles that belong to a surname ("van der Berg", "de la Cruz").
-PARTICLES = {
-    "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "dos", "das", "le",
-    "la", "bin", "ibn", "al", "el", "y", "zu", "ter", "ten", "st",
-}  # fmt: skip
 
 
 def decode(data: bytes, source: str = "") -> str:
@@ -67,11 +63,3 @@ def clean(text: str) -> str:
     text = text.replace("\u2028", "\n").replace("\u2029", "\n\n").replace("\x85", "\n")
     text = text.replace("\f", "\n\n").replace("\ufeff", "")
     return _CONTROL.sub(" ", text)
-
-
-def fold(text: str) -> str:
-    """Case- and accent-insensitive form for matching: ``Aichmüller`` -> ``aichmuller``."""
-    import unicodedata
-
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))

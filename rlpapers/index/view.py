@@ -1,0 +1,336 @@
+"""The Whoosh index as a view of the record store: built from its record stream, kept in step
+with its change counter, thrown away and rebuilt whenever it is damaged.
+
+Layout of the view folder::
+
+    CURRENT            name of the live generation folder (replaced atomically)
+    gen-<time>-<pid>/  a Whoosh index + manifest.json (versions, the store instance and the
+                       change counter it reflects)
+
+A view at the store's counter is used as it is (no lock). Behind: take the lock, apply the
+records changed and removed since its counter, in place. Of another store instance, schema,
+Whoosh version, or unreadable: build a new generation and swap ``CURRENT``, so a killed build
+leaves the old one usable. A build that fails for lack of space cleans up after itself and the
+last good generation is served with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import IndexBusyError, IndexFolderError, IndexNotice
+from ..model import Paper
+from ..store import LOCK_WAIT_COLD, LOCK_WAIT_WARM, Store
+from .schema import SCHEMA_VERSION, document, schema
+
+Progress = Callable[[int, int], None]
+PARALLEL_FROM = 5000  # records; below this a second process costs more than it saves
+
+
+def whoosh_version() -> str:
+    import whoosh
+
+    return whoosh.versionstring()
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A live generation: its folder, its Whoosh index and its manifest."""
+
+    path: Path
+    ix: Any
+    manifest: dict[str, Any]
+
+
+class View:
+    def __init__(self, folder: Path, store: Store, progress: Progress | None = None) -> None:
+        self.folder = folder
+        self.store = store
+        self.progress = progress
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def open(self) -> Opened:
+        """The live view, brought up to the store's records first."""
+        self.store.refresh()
+        opened = self._open_if_current()
+        if opened:
+            return opened
+        with self._locked() as locked:
+            if not locked:
+                return self._last_good("another process is updating the index")
+            return self._open_if_current() or self._catch_up()
+
+    def _open_if_current(self) -> Opened | None:
+        for _ in range(3):  # a concurrent swap can remove a generation between two reads
+            gen = self.current()
+            manifest = _read_json(gen / "manifest.json") if gen else None
+            if gen is None or not manifest or not self._up_to_date(manifest):
+                return None
+            try:
+                return Opened(gen, open_whoosh(gen), manifest)
+            except FileNotFoundError:
+                continue
+            except Exception:  # unreadable: the locked path rebuilds it and says so
+                return None
+        return None
+
+    def _up_to_date(self, manifest: dict[str, Any]) -> bool:
+        instance, counter = self.store.counter
+        return self._same_kind(manifest) and manifest.get("counter") == counter
+
+    def _same_kind(self, manifest: dict[str, Any]) -> bool:
+        instance, _ = self.store.counter
+        return (
+            manifest.get("schema") == SCHEMA_VERSION
+            and manifest.get("whoosh") == whoosh_version()
+            and manifest.get("instance") == instance
+        )
+
+    def current(self) -> Path | None:
+        try:
+            name = (self.folder / "CURRENT").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        gen = self.folder / name
+        return gen if name.startswith("gen-") and gen.is_dir() else None
+
+    def state(self) -> dict[str, Any]:
+        """What ``index --status`` reports of the view, without writing anything."""
+        gen = self.current()
+        manifest = _read_json(gen / "manifest.json") if gen else None
+        if gen is None:
+            return {"path": str(self.folder), "state": "missing"}
+        if not manifest:
+            return {"path": str(gen), "state": "damaged (no readable manifest)"}
+        try:
+            ix = open_whoosh(gen)
+            with ix.reader() as reader:
+                count = reader.doc_count()
+        except Exception as error:
+            return {"path": str(gen), "state": f"damaged ({type(error).__name__})"}
+        size = sum(f.stat().st_size for f in gen.rglob("*") if f.is_file())
+        fresh = self._same_kind(manifest) and manifest.get("counter") == self.store.counter[1]
+        return {
+            "path": str(gen),
+            "state": "fresh" if fresh else "stale",
+            "documents": count,
+            "size_bytes": size,
+            "schema": manifest.get("schema"),
+            "whoosh": manifest.get("whoosh"),
+        }
+
+    # --- writing ------------------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self) -> Iterator[bool]:
+        from filelock import FileLock, Timeout
+
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            lock = FileLock(str(self.store.root / ".lock"))
+            lock.acquire(timeout=LOCK_WAIT_WARM if self.current() else LOCK_WAIT_COLD)
+        except Timeout:
+            yield False
+            return
+        except OSError as error:
+            raise _folder_error(self.folder, error) from None
+        try:
+            yield True
+        finally:
+            lock.release()
+
+    def _last_good(self, why: str) -> Opened:
+        gen = self.current()
+        if gen is None:
+            raise IndexBusyError(f"{why} in {self.folder}, and there is no older index to read")
+        _notice(f"{why}; showing the last good index")
+        return Opened(gen, open_whoosh(gen), _read_json(gen / "manifest.json") or {})
+
+    def _catch_up(self) -> Opened:
+        gen = self.current()
+        manifest = _read_json(gen / "manifest.json") if gen else None
+        if gen is not None and manifest and self._same_kind(manifest):
+            opened = self._update(gen, manifest)
+            if opened:
+                return opened
+        elif gen is not None and manifest:
+            _notice("the search index was built by another version or store; rebuilding it")
+        elif gen is not None:
+            _notice(f"the search index in {gen} has no readable manifest; rebuilding it")
+        return self._build_or_serve_old()
+
+    def _update(self, gen: Path, manifest: dict[str, Any]) -> Opened | None:
+        try:
+            ix = open_whoosh(gen)
+            changed, removed = self.store.changed_since(int(manifest.get("counter", 0)))
+            _apply(ix, changed, removed)
+        except OSError as error:
+            if _no_space(error):
+                return self._last_good(f"cannot update the search index ({error.strerror})")
+            _notice(f"updating the search index failed ({error}); rebuilding it")
+            return None
+        except Exception as error:
+            _notice(
+                f"the search index in {gen} was unreadable ({type(error).__name__}); rebuilding it"
+            )
+            return None
+        new = manifest | self._manifest()
+        _atomic_write(gen / "manifest.json", json.dumps(new).encode())
+        return Opened(gen, open_whoosh(gen), new)
+
+    def rebuild(self) -> Opened:
+        """Build a new generation from the store, whatever the current one is."""
+        self.store.refresh()
+        with self._locked() as locked:
+            if not locked:
+                raise IndexBusyError(f"another rlpapers process holds the lock in {self.folder}")
+            return self._build()
+
+    def _build_or_serve_old(self) -> Opened:
+        try:
+            return self._build()
+        except IndexFolderError:
+            if self.current() is None:
+                raise
+            return self._last_good("cannot write a new search index (no space?)")
+
+    def _build(self) -> Opened:
+        from whoosh.filedb.filestore import FileStorage
+
+        gen = self.folder / f"gen-{time.time_ns()}-{os.getpid()}"
+        try:
+            gen.mkdir(parents=True)
+            ix = FileStorage(str(gen), supports_mmap=False).create_index(schema())
+            total = self.store.count()
+            _write_all(ix, self.store.papers(), total, self._tick)
+            manifest = self._manifest()
+            _atomic_write(gen / "manifest.json", json.dumps(manifest).encode())
+            _atomic_write(self.folder / "CURRENT", gen.name.encode())
+        except BaseException as error:
+            shutil.rmtree(gen, ignore_errors=True)
+            if isinstance(error, OSError):
+                raise _folder_error(self.folder, error) from None
+            raise
+        self._remove_old(keep=gen)
+        return Opened(gen, open_whoosh(gen), manifest)
+
+    def _manifest(self) -> dict[str, Any]:
+        instance, counter = self.store.counter
+        return {
+            "schema": SCHEMA_VERSION,
+            "whoosh": whoosh_version(),
+            "instance": instance,
+            "counter": counter,
+        }
+
+    def _remove_old(self, keep: Path) -> None:
+        for entry in self.folder.iterdir():
+            if entry == keep:
+                continue
+            if entry.name.startswith("gen-"):
+                shutil.rmtree(entry, ignore_errors=True)
+            elif entry.name.endswith(".tmp"):
+                entry.unlink(missing_ok=True)
+
+    def _tick(self, done: int, total: int) -> None:
+        if self.progress and (done == total or done % 200 == 0):
+            self.progress(done, total)
+
+
+def _write_all(ix: Any, papers: Iterable[Paper], total: int, tick: Progress) -> None:
+    parallel = total >= PARALLEL_FROM and (os.cpu_count() or 1) > 1
+    options = {"procs": 2, "multisegment": True, "limitmb": 64} if parallel else {"limitmb": 64}
+    writer = ix.writer(**options)
+    if parallel:
+        _quiet_children(writer)
+    try:
+        for n, paper in enumerate(papers, 1):
+            writer.add_document(**document(paper))
+            tick(n, total)
+    except BaseException:
+        writer.cancel()
+        raise
+    writer.commit()
+
+
+def _quiet_children(writer: Any) -> None:
+    """Start the writer's worker processes with Ctrl-C ignored: the parent alone stops (and
+    cancels them), so an interrupted build prints one line, not a traceback per process."""
+    start = writer._new_task
+
+    def new_task() -> Any:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    writer._new_task = new_task
+
+
+def _apply(ix: Any, changed: Iterable[Paper], removed: list[str]) -> None:
+    writer = ix.writer(timeout=LOCK_WAIT_WARM)
+    try:
+        for paper_id in removed:
+            writer.delete_by_term("id", paper_id)
+        for paper in changed:
+            writer.update_document(**document(paper))
+    except BaseException:
+        writer.cancel()
+        raise
+    writer.commit()
+
+
+def open_whoosh(gen: Path) -> Any:
+    from whoosh.filedb.filestore import FileStorage
+
+    # supports_mmap=False: Whoosh's default copies every compound segment into memory on open.
+    return FileStorage(str(gen), supports_mmap=False).open_index()
+
+
+def _notice(message: str) -> None:
+    warnings.warn(IndexNotice(message), stacklevel=4)
+
+
+def _no_space(error: OSError) -> bool:
+    import errno
+
+    return error.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def _folder_error(folder: Path, error: OSError) -> IndexFolderError:
+    where = error.filename or folder
+    return IndexFolderError(
+        f"cannot write the search index in {folder}: {error.strerror or error} ({where})"
+    )
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,409 @@
+"""The record store: the corpus's single home, below the search index.
+
+Two SQLite files:
+
+- ``store.db`` in the corpus's index folder, rebuildable from the corpus files at any time::
+
+      meta(name, value)      schema of the parser, a random instance id, the change counter
+      files(path, kind, position, size, mtime_ns, sha1)     the corpus and metadata files
+      parses(sha1, name, ids, bases, vocab, rows)           each file's parse, by content
+      records(id, key, file, fpos, ordinal, digest, copies, changed, data)  finished records
+      removed(id, changed)   records that went away, so a search view can catch up
+
+- ``ledger.db`` in the data folder: the identity ledger (``ledger.Ledger``), precious.
+
+Every run stats the corpus files and compares them with ``files``. Equal: read, no lock. Different:
+take the lock, look again, hash what changed, parse what is new (parses are kept by content, so
+a file edited back and forth is parsed once), give ids and keys to papers the ledger has not seen
+(``identity.match_edits`` tells an edited abstract from a new one), finish the records (merge
+copies, apply metadata overrides) and write the records that changed, all in one transaction:
+a killed refresh leaves the previous state. ``changed`` is the counter value of a record's last
+change: a search view built at counter N updates itself from the rows changed after N.
+
+A ``store.db`` that is damaged, not ours or of another schema is rebuilt with a one-line note.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ..errors import IndexBusyError, IndexFolderError, IndexNotice, ParseWarning
+from ..lookup import Lookup, resolve_many
+from ..model import Paper
+from ..parse import PARSER_VERSION
+from .db import BUSY_TIMEOUT, NotOurs, chunks, connect, remove_database
+from .files import CORPUS, METADATA, FileState, stat_files
+from .ledger import Ledger
+
+Progress = Callable[[int, int], None]
+
+APP_ID = 0x726C7073  # "rlps"
+VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, kind TEXT NOT NULL, position INTEGER NOT NULL,
+                    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha1 TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS parses (sha1 TEXT NOT NULL, name TEXT NOT NULL, ids TEXT NOT NULL,
+                     bases TEXT NOT NULL, vocab TEXT NOT NULL, rows TEXT NOT NULL,
+                     PRIMARY KEY (sha1, name));
+CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, key TEXT NOT NULL, file TEXT NOT NULL,
+                      fpos INTEGER NOT NULL, ordinal INTEGER NOT NULL, digest TEXT NOT NULL,
+                      copies INTEGER NOT NULL, changed INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS records_key ON records (key COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS records_order ON records (fpos, ordinal);
+CREATE INDEX IF NOT EXISTS records_changed ON records (changed);
+CREATE TABLE IF NOT EXISTS removed (id TEXT PRIMARY KEY, changed INTEGER NOT NULL);
+"""
+FILE_NAME = "store.db"
+LOCK_WAIT_COLD = 900.0  # no records yet: wait for the builder, however long a big corpus takes
+LOCK_WAIT_WARM = 30.0  # records exist: wait this long, then read them as they are
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a list of references resolved to: papers in the order asked (each once), and the
+    references that named none, each with a close key where there is one."""
+
+    papers: list[Paper]
+    unknown: list[tuple[str, str | None]]
+
+
+class Store:
+    """The records of one corpus. Reads refresh first when a corpus file changed."""
+
+    def __init__(
+        self,
+        root: Path,
+        files: list[Path],
+        metadata: list[Path],
+        data_dir: Path,
+        progress: Progress | None = None,
+    ) -> None:
+        self.root = root
+        self.files = files
+        self.metadata = metadata
+        self.data_dir = data_dir
+        self.progress = progress
+        self._fresh = False
+
+    # --- the database -------------------------------------------------------------------------
+
+    @cached_property
+    def con(self) -> sqlite3.Connection:
+        path = self.root / FILE_NAME
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            return self._connect(path)
+        except OSError as error:
+            raise _folder_error(self.root, error) from None
+
+    def _connect(self, path: Path) -> sqlite3.Connection:
+        try:
+            return _open_store(path)
+        except (NotOurs, sqlite3.DatabaseError) as error:
+            if _busy(error):
+                raise
+            return self._replace(path, f"the record store {path} was unreadable ({error})")
+
+    def _replace(self, path: Path, why: str) -> sqlite3.Connection:
+        """Under the lock (another process may be healing it too), look once more and, if the
+        store is still unusable, delete it and start an empty one: the next refresh fills it."""
+        from filelock import FileLock
+
+        with FileLock(str(self.root / ".lock"), timeout=LOCK_WAIT_COLD):
+            try:
+                return _open_store(path)
+            except (NotOurs, sqlite3.DatabaseError) as error:
+                if _busy(error):
+                    raise
+            _notice(f"{why}; rebuilding it")
+            remove_database(path)
+            return _open_store(path)
+
+    def heal(self, error: sqlite3.DatabaseError) -> None:
+        """Throw away a store found damaged while reading; the next read rebuilds it."""
+        self.con.close()
+        path = self.root / FILE_NAME
+        self._replace(path, f"the record store in {self.root} was damaged ({error})").close()
+        del self.con
+        self._fresh = False
+
+    def _meta(self, name: str, default: str = "") -> str:
+        row = self.con.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        return row[0] if row else default
+
+    @property
+    def counter(self) -> tuple[str, int]:
+        """(instance id, change counter): a search view built at this value is up to date."""
+        return self._meta("instance"), int(self._meta("counter", "0"))
+
+    # --- freshness ----------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Bring the records up to date with the corpus files (a no-op when nothing changed)."""
+        if self._fresh:
+            return
+        for attempt in range(2):
+            try:
+                self._refresh_once()
+                self._fresh = True
+                return
+            except sqlite3.DatabaseError as error:
+                if attempt or (
+                    isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
+                ):
+                    raise IndexBusyError(
+                        f"the record store in {self.root} is busy: {error}"
+                    ) from None
+                self.heal(error)
+
+    def _refresh_once(self) -> None:
+        states = stat_files(self.files, self.metadata)
+        if self.is_fresh(states):
+            return
+        from filelock import FileLock, Timeout
+
+        had_records = self.con.execute("SELECT 1 FROM records LIMIT 1").fetchone() is not None
+        try:
+            lock = FileLock(str(self.root / ".lock"))
+            lock.acquire(timeout=LOCK_WAIT_WARM if had_records else LOCK_WAIT_COLD)
+        except Timeout:
+            if had_records:
+                _notice("another process is updating the records; showing them as they were")
+                return
+            raise IndexBusyError(
+                f"another rlpapers process is still building the records in {self.root}"
+            ) from None
+        except OSError as error:
+            raise _folder_error(self.root, error) from None
+        try:
+            states = stat_files(self.files, self.metadata)  # again: they may have changed
+            if not self.is_fresh(states):
+                from .refresh import Refresh
+
+                with _write_errors(self.root):
+                    Refresh(self, states).run()
+        finally:
+            lock.release()
+
+    def is_fresh(self, states: list[FileState]) -> bool:
+        if self._meta("parser") != PARSER_VERSION:
+            return False
+        known = {row[0]: FileState(*row) for row in self.con.execute("SELECT * FROM files")}
+        return len(known) == len(states) and all(s.same_stat(known.get(s.path)) for s in states)
+
+    def stale_files(self) -> list[str]:
+        """Corpus and metadata files that changed since the last refresh (nothing is written)."""
+        states = stat_files(self.files, self.metadata)
+        known = {row[0]: FileState(*row) for row in self.con.execute("SELECT * FROM files")}
+        changed = [s.path for s in states if not s.same_stat(known.get(s.path))]
+        gone = sorted(set(known) - {s.path for s in states})
+        if self._meta("parser") != PARSER_VERSION and states:
+            return [s.path for s in states]
+        return changed + gone
+
+    def state(self) -> dict[str, Any]:
+        """Where the store is, how many records it holds and whether it is fresh: reading only
+        (a missing or damaged store is reported, not built or healed)."""
+        path = self.root / FILE_NAME
+        out: dict[str, Any] = {
+            "path": str(path),
+            "ledger": str(self.data_dir / "ledger.db"),
+            "files": len(self.files),
+        }
+        if not path.exists():
+            return out | {"state": "missing"}
+        try:
+            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT)
+            try:
+                self.__dict__["con"] = con  # read through the same queries, read-only
+                records = con.execute("SELECT count(*) FROM records").fetchone()[0]
+                stale = self.stale_files()
+            finally:
+                del self.__dict__["con"]
+                con.close()
+        except sqlite3.DatabaseError as error:
+            return out | {"state": f"damaged ({error})"}
+        return out | {
+            "state": "stale" if stale else "fresh",
+            "records": records,
+            "changed_files": stale,
+            "size_bytes": path.stat().st_size,
+        }
+
+    @cached_property
+    def ledger(self) -> Ledger:
+        return Ledger(self.data_dir)
+
+    # --- records ------------------------------------------------------------------------------
+
+    def papers(self) -> Iterator[Paper]:
+        """Every record in corpus order (file order, then place in the file)."""
+        self.refresh()
+        for (data,) in self.con.execute("SELECT data FROM records ORDER BY fpos, ordinal"):
+            yield _paper(data)
+
+    def count(self) -> int:
+        self.refresh()
+        return int(self.con.execute("SELECT count(*) FROM records").fetchone()[0])
+
+    def fetch(self, ids: Iterable[str]) -> dict[str, Paper]:
+        """Records by id (ids that name none are left out)."""
+        self.refresh()
+        wanted = list(dict.fromkeys(ids))
+        out: dict[str, Paper] = {}
+        for part in chunks(wanted):
+            marks = ",".join("?" * len(part))
+            for pid, data in self.con.execute(
+                f"SELECT id, data FROM records WHERE id IN ({marks})", part
+            ):
+                out[pid] = _paper(data)
+        return out
+
+    def changed_since(self, counter: int) -> tuple[Iterator[Paper], list[str]]:
+        """Records changed after ``counter``, and ids removed after it."""
+        self.refresh()
+        removed = [
+            row[0]
+            for row in self.con.execute("SELECT id FROM removed WHERE changed > ?", (counter,))
+        ]
+        rows = self.con.execute(
+            "SELECT data FROM records WHERE changed > ? ORDER BY fpos, ordinal", (counter,)
+        )
+        return (_paper(data) for (data,) in rows), removed
+
+    def vocabulary(self) -> dict[str, int]:
+        """Surface words of the corpus with their counts (for spelling suggestions)."""
+        self.refresh()
+        total: dict[str, int] = {}
+        files = self.con.execute("SELECT path, sha1 FROM files WHERE kind = ?", (CORPUS,))
+        for path, sha1 in files.fetchall():
+            row = self.con.execute(
+                "SELECT vocab FROM parses WHERE sha1 = ? AND name = ?", (sha1, Path(path).name)
+            ).fetchone()
+            for word, n in json.loads(row[0] if row else "{}").items():
+                total[word] = total.get(word, 0) + n
+        return total
+
+    def keys(self) -> list[tuple[str, str, str]]:
+        """(id, key, source file) of every record, in corpus order."""
+        self.refresh()
+        return list(self.con.execute("SELECT id, key, file FROM records ORDER BY fpos, ordinal"))
+
+    # --- lookups ------------------------------------------------------------------------------
+
+    @cached_property
+    def lookup(self) -> Lookup:
+        return _SqlLookup(self)
+
+    def get(self, ref: str) -> Paper:
+        """The paper an id, id prefix (≥ 4 characters), key or former id/key names."""
+        self.refresh()
+        return self.lookup.get(ref)
+
+    def find(self, refs: Iterable[str]) -> Found:
+        """Many references at once, in linear time; each paper once, unknown ones named."""
+        self.refresh()
+        papers, unknown = resolve_many(self.lookup, refs)
+        return Found(papers, unknown)
+
+
+class _SqlLookup(Lookup):
+    """The lookup rule (``rlpapers.lookup``) over the store's tables and the ledger."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    @property
+    def con(self) -> sqlite3.Connection:
+        return self.store.con
+
+    def by_id(self, ref: str) -> Paper | None:
+        row = self.con.execute("SELECT data FROM records WHERE id = ?", (ref,)).fetchone()
+        return _paper(row[0]) if row else None
+
+    def by_key(self, ref: str) -> Paper | None:
+        row = self.con.execute(
+            "SELECT data FROM records WHERE key = ? COLLATE NOCASE", (ref,)
+        ).fetchone()
+        return _paper(row[0]) if row else None
+
+    def by_prefix(self, ref: str) -> list[Paper]:
+        rows = self.con.execute(
+            "SELECT data FROM records WHERE id >= ? AND id < ? LIMIT 2", (ref, ref + "\uffff")
+        ).fetchall()
+        return [_paper(row[0]) for row in rows]
+
+    def by_former(self, ref: str) -> Paper | None:
+        path = self.store.data_dir / "ledger.db"
+        if not path.exists():
+            return None
+        pid = self.store.ledger.resolve(ref)
+        return self.by_id(pid) if pid else None
+
+    def all_keys(self) -> list[str]:
+        return [row[0] for row in self.con.execute("SELECT key FROM records")]
+
+    def ids_and_keys(self) -> Iterator[tuple[str, str]]:
+        yield from self.con.execute("SELECT id, key FROM records")
+
+    def many(self, ids: list[str]) -> dict[str, Paper]:
+        return self.store.fetch(ids)
+
+
+def _open_store(path: Path) -> sqlite3.Connection:
+    con = connect(path, APP_ID, VERSION, SCHEMA)
+    try:
+        con.execute("SELECT count(*) FROM meta").fetchone()
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _busy(error: Exception) -> bool:
+    return isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
+
+
+def _paper(data: str) -> Paper:
+    return Paper.from_dict(json.loads(data))
+
+
+def new_instance() -> str:
+    return secrets.token_hex(8)
+
+
+def _notice(message: str) -> None:
+    warnings.warn(IndexNotice(message), stacklevel=4)
+
+
+def _folder_error(root: Path, error: OSError) -> IndexFolderError:
+    where = error.filename or root
+    return IndexFolderError(
+        f"cannot write the record store in {root}: {error.strerror or error} ({where})"
+    )
+
+
+@contextmanager
+def _write_errors(root: Path) -> Iterator[None]:
+    """An operating-system error while writing the store: one clear line, not a traceback."""
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        if "disk" not in str(error).lower() and "readonly" not in str(error).lower():
+            raise
+        raise IndexFolderError(f"cannot write the record store in {root}: {error}") from None
+    except OSError as error:
+        raise _folder_error(root, error) from None
+
+
+__all__ = ["CORPUS", "METADATA", "Found", "ParseWarning", "Store"]

@@ -1,0 +1,83 @@
+"""SQLite plumbing shared by the record store and the identity ledger.
+
+Both databases carry an ``application_id`` (so a file that is not ours is told apart from ours)
+and a ``user_version`` (the schema version). Connections run in autocommit mode; writers open
+their own ``BEGIN IMMEDIATE`` transactions, so one transaction is one refresh.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+BUSY_TIMEOUT = 30.0  # seconds a writer waits for another process's transaction
+
+
+class NotOurs(Exception):
+    """The file is not a database of this kind, or of another schema version."""
+
+
+def connect(path: Path, app_id: int, version: int, schema: str) -> sqlite3.Connection:
+    """Open (creating if missing) a database of this kind; ``NotOurs`` if it is something else.
+
+    ``sqlite3.DatabaseError`` comes through for a damaged file: callers decide whether that
+    heals (a rebuildable store) or is reported (the ledger).
+    """
+    fresh = not path.exists() or path.stat().st_size == 0
+    con = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, isolation_level=None)
+    try:
+        con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+        found_app, found_version = _ids(con)
+        if fresh or (found_app == 0 and found_version == 0 and not _tables(con)):
+            # one script, one transaction (executescript commits whatever came before it)
+            con.executescript(
+                f"BEGIN IMMEDIATE; PRAGMA application_id = {app_id}; "
+                f"PRAGMA user_version = {version}; {schema} COMMIT;"
+            )
+        elif (found_app, found_version) != (app_id, version):
+            raise NotOurs(
+                f"application id {found_app:#x}, schema {found_version} "
+                f"(expected {app_id:#x}, schema {version})"
+            )
+        con.execute("PRAGMA journal_mode = WAL")
+        con.execute("PRAGMA synchronous = NORMAL")
+        return con
+    except BaseException:
+        con.close()
+        raise
+
+
+def _ids(con: sqlite3.Connection) -> tuple[int, int]:
+    app = con.execute("PRAGMA application_id").fetchone()[0]
+    version = con.execute("PRAGMA user_version").fetchone()[0]
+    return app, version
+
+
+def _tables(con: sqlite3.Connection) -> list[str]:
+    return [row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+
+
+@contextmanager
+def transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``; a failure (or Ctrl-C) rolls everything back."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+def remove_database(path: Path) -> None:
+    """Delete a database file with its WAL and shared-memory companions."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def chunks(items: list[str], size: int = 500) -> Iterator[list[str]]:
+    """Slices small enough for one ``IN (…)`` clause."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

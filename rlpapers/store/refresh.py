@@ -1,0 +1,483 @@
+"""One refresh of the record store: hash, parse, identify, finish, write (see ``store``)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import sqlite3
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..corpus import Finisher, merge_copies
+from ..errors import ParseError, ParseWarning
+from ..keys import SAFE_KEY, SAFE_KEY_TEXT
+from ..metadata import Override, read_overrides
+from ..model import Paper
+from ..parse import PARSER_VERSION
+from .db import chunks, transaction
+from .files import CORPUS, FileState, read_bytes
+from .identity import Version, match_edits
+from .parsing import Parsed, Titles, parse_many
+
+if TYPE_CHECKING:
+    from . import Store
+
+
+@dataclass
+class Item:
+    """One parsed abstract in corpus order."""
+
+    cid: str  # content id
+    base: str  # the key it would get
+    file: str
+    fpos: int
+    ordinal: int
+
+
+@dataclass(frozen=True)
+class RecordState:
+    """What the store knew of a record before this refresh."""
+
+    key: str
+    file: str
+    ordinal: int
+    copies: int
+    digest: str
+
+
+@dataclass
+class Identity:
+    """Paper id and key of every content id of the corpus, and the overrides' field changes."""
+
+    ids: dict[str, str]  # content id -> paper id
+    keys: dict[str, str]  # paper id -> key
+    changes: dict[str, dict[str, Any]] = field(default_factory=dict)  # paper id -> fields
+
+
+class Refresh:
+    def __init__(self, store: Store, states: list[FileState]) -> None:
+        self.store = store
+        self.con: sqlite3.Connection = store.con
+        self.states = states
+        self.before = {row[0]: FileState(*row) for row in self.con.execute("SELECT * FROM files")}
+
+    def run(self) -> None:
+        if self.store._meta("parser") != PARSER_VERSION:
+            with transaction(self.con):
+                self.con.execute("DELETE FROM parses")
+        data = self._hash()
+        self._parse_missing(data)
+        corpus = [s for s in self.states if s.kind == CORPUS]
+        headers = self._headers(corpus)
+        items = [
+            Item(cid, base, s.path, s.position, n)
+            for s in corpus
+            for n, (cid, base) in enumerate(zip(*headers[s.path], strict=True))
+        ]
+        previous = {
+            row[0]: RecordState(*row[1:])
+            for row in self.con.execute(
+                "SELECT id, key, file, ordinal, copies, digest FROM records"
+            )
+        }
+        overrides = [o for s in self.states if s.kind != CORPUS for o in read_overrides_of(s)]
+        identity = Identities(self, items, previous).assign(overrides)
+        self._write(corpus, items, previous, identity)
+
+    # --- files --------------------------------------------------------------------------------
+
+    def _hash(self) -> dict[str, bytes]:
+        """Fill in each file's hash; a file whose stat is unchanged keeps its recorded hash."""
+        data: dict[str, bytes] = {}
+        hashed = []
+        for state in self.states:
+            old = self.before.get(state.path)
+            if old is not None and (old.size, old.mtime_ns) == (state.size, state.mtime_ns):
+                hashed.append(_with_sha1(state, old.sha1))
+            else:
+                data[state.path] = read_bytes(state.path)
+                hashed.append(state.hashed(data[state.path]))
+        self.states = hashed
+        return data
+
+    def _parse_missing(self, data: dict[str, bytes]) -> None:
+        have = set(self.con.execute("SELECT sha1, name FROM parses"))
+        todo = [s for s in self.states if s.kind == CORPUS and (s.sha1, s.name) not in have]
+        todo = list({(s.sha1, s.name): s for s in todo}.values())
+        if not todo:
+            return
+        jobs: list[tuple[bytes, str, Titles]] = [
+            (data.get(s.path) or read_bytes(s.path), s.name, self._known_titles(s)) for s in todo
+        ]
+        for state, parsed in zip(todo, parse_many(jobs), strict=True):
+            for message in parsed.warnings:
+                warnings.warn(ParseWarning(message), stacklevel=2)
+            with transaction(self.con):
+                self.con.execute(
+                    "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?)",
+                    (state.sha1, state.name, *_dump_parse(parsed)),
+                )
+
+    def _known_titles(self, state: FileState) -> dict[str, tuple[str, str]]:
+        """(name, title) of the abstracts this file held before: an edit re-derives only the new."""
+        old = self.before.get(state.path)
+        if old is None:
+            return {}
+        row = self.con.execute(
+            "SELECT rows FROM parses WHERE sha1 = ? AND name = ?", (old.sha1, state.name)
+        ).fetchone()
+        return {r["id"]: (r["name"], r["title"]) for r in json.loads(row[0])} if row else {}
+
+    def _headers(self, corpus: list[FileState]) -> dict[str, tuple[list[str], list[str]]]:
+        out = {}
+        for state in corpus:
+            ids, bases = self.con.execute(
+                "SELECT ids, bases FROM parses WHERE sha1 = ? AND name = ?",
+                (state.sha1, state.name),
+            ).fetchone()
+            out[state.path] = (json.loads(ids), json.loads(bases))
+        return out
+
+    def rows(self, state_path: str) -> list[dict[str, Any]]:
+        state = next(s for s in self.states if s.path == state_path)
+        (rows,) = self.con.execute(
+            "SELECT rows FROM parses WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
+        ).fetchone()
+        return list(json.loads(rows))
+
+    # --- records ------------------------------------------------------------------------------
+
+    def _write(
+        self,
+        corpus: list[FileState],
+        items: list[Item],
+        previous: dict[str, RecordState],
+        identity: Identity,
+    ) -> None:
+        copies = Counter(item.cid for item in items)
+        first: dict[str, Item] = {}
+        for item in items:
+            first.setdefault(item.cid, item)
+        duplicated = {cid for cid, n in copies.items() if n > 1}
+        meta_same = self._metadata_unchanged()
+        finisher = self._finisher(duplicated, identity, items)
+        counter = int(self.store._meta("counter", "0")) + 1
+        written: list[tuple[Any, ...]] = []
+        produced: set[str] = set()
+        moved: list[tuple[int, str]] = []
+        by_file: dict[str, list[Item]] = {}
+        for item in items:
+            by_file.setdefault(item.file, []).append(item)
+        for state in corpus:
+            mine = by_file.get(state.path, [])
+            if meta_same and self._stable(state, mine, previous, identity, copies):
+                produced.update(identity.ids[i.cid] for i in mine)
+                old = self.before.get(state.path)
+                if old is not None and old.position != state.position:
+                    moved.append((state.position, state.path))
+                continue
+            for row in self.rows(state.path):
+                paper = finisher(Paper.from_dict(row))
+                if paper is None:
+                    continue
+                pid = paper.id
+                produced.add(pid)
+                record = paper.to_dict()
+                fingerprint = _digest(record)
+                old_record = previous.get(pid)
+                place = (first[row["id"]].file, first[row["id"]].ordinal)
+                if (
+                    old_record
+                    and old_record.digest == fingerprint
+                    and (old_record.file, old_record.ordinal) == place
+                ):
+                    if self.before.get(state.path, state).position != state.position:
+                        moved.append((state.position, state.path))
+                    continue
+                written.append(
+                    (
+                        pid,
+                        paper.key,
+                        place[0],
+                        first[row["id"]].fpos,
+                        place[1],
+                        fingerprint,
+                        copies[row["id"]],
+                        counter,
+                        json.dumps(record, ensure_ascii=False),
+                    )
+                )
+                self.store_tick(len(produced), len(first))
+        removed = [pid for pid in previous if pid not in produced]
+        with transaction(self.con):
+            self.con.executemany(
+                "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", written
+            )
+            self.con.executemany(
+                "UPDATE records SET fpos = ? WHERE file = ?", list(dict.fromkeys(moved))
+            )
+            for part in chunks(removed):
+                marks = ",".join("?" * len(part))
+                self.con.execute(f"DELETE FROM records WHERE id IN ({marks})", part)
+            self.con.executemany(
+                "INSERT OR REPLACE INTO removed VALUES (?, ?)", [(pid, counter) for pid in removed]
+            )
+            self.con.executemany("DELETE FROM removed WHERE id = ?", [(w[0],) for w in written])
+            self.con.execute("DELETE FROM files")
+            self.con.executemany(
+                "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                [(s.path, s.kind, s.position, s.size, s.mtime_ns, s.sha1) for s in self.states],
+            )
+            self._prune_parses()
+            self._set_meta("parser", PARSER_VERSION)
+            if not self.store._meta("instance"):
+                from . import new_instance
+
+                self._set_meta("instance", new_instance())
+            if written or removed:
+                self._set_meta("counter", str(counter))
+
+    def store_tick(self, done: int, total: int) -> None:
+        progress = self.store.progress
+        if progress and (done == total or done % 500 == 0):
+            progress(done, total)
+
+    def _stable(
+        self,
+        state: FileState,
+        mine: list[Item],
+        previous: dict[str, RecordState],
+        identity: Identity,
+        copies: Counter[str],
+    ) -> bool:
+        """True when this file's finished records must equal the stored ones: same content,
+        same metadata, every paper known with the same key, place and copy count."""
+        old = self.before.get(state.path)
+        if old is None or old.sha1 != state.sha1:
+            return False
+        for item in mine:
+            pid = identity.ids[item.cid]
+            record = previous.get(pid)
+            if (
+                record is None
+                or copies[item.cid] != 1
+                or record.copies != 1
+                or record.key != identity.keys[pid]
+                or (record.file, record.ordinal) != (item.file, item.ordinal)
+                or pid in identity.changes
+            ):
+                return False
+        return True
+
+    def _metadata_unchanged(self) -> bool:
+        now = {s.path: s.sha1 for s in self.states if s.kind != CORPUS}
+        then = {p: s.sha1 for p, s in self.before.items() if s.kind != CORPUS}
+        return now == then
+
+    def _finisher(self, duplicated: set[str], identity: Identity, items: list[Item]) -> Finisher:
+        groups: dict[str, list[Paper]] = {}
+        if duplicated:
+            for path in dict.fromkeys(i.file for i in items if i.cid in duplicated):
+                for row in self.rows(path):
+                    if row["id"] in duplicated:
+                        groups.setdefault(row["id"], []).append(Paper.from_dict(row))
+        merged = {cid: merge_copies(copies) for cid, copies in groups.items()}
+        ids = identity.ids
+        keys = {cid: identity.keys[pid] for cid, pid in ids.items()}
+        owner = {pid: cid for cid, pid in ids.items()}
+        changes = {owner[pid]: values for pid, values in identity.changes.items() if pid in owner}
+        return Finisher(keys, merged, changes, ids)
+
+    def _prune_parses(self) -> None:
+        keep = {(s.sha1, s.name) for s in self.states if s.kind == CORPUS}
+        for sha1, name in list(self.con.execute("SELECT sha1, name FROM parses")):
+            if (sha1, name) not in keep:
+                self.con.execute("DELETE FROM parses WHERE sha1 = ? AND name = ?", (sha1, name))
+
+    def _set_meta(self, name: str, value: str) -> None:
+        self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, value))
+
+
+class Identities:
+    """Ids and keys for the corpus's content ids, from the ledger, given once."""
+
+    def __init__(self, refresh: Refresh, items: list[Item], previous: dict[str, RecordState]):
+        self.refresh = refresh
+        self.items = items
+        self.previous = previous
+        self.ledger = refresh.store.ledger
+
+    def assign(self, overrides: list[Override]) -> Identity:
+        cids = list(dict.fromkeys(item.cid for item in self.items))
+        known = self.ledger.ids_of(cids)
+        new = [cid for cid in cids if cid not in known]
+        edits = self._edits(new, set(known.values()))
+        ids: dict[str, str] = {}
+        owner: dict[str, str] = {}
+        for cid in cids:
+            pid = known.get(cid) or edits.get(cid) or cid
+            if pid in owner:  # two different abstracts claim one paper: the later is new
+                pid = self._fresh_id(cid, owner)
+            owner[pid] = cid
+            ids[cid] = pid
+        bases: dict[str, str] = {}
+        for item in self.items:
+            bases.setdefault(item.cid, item.base)
+        with transaction(self.ledger.con):
+            for cid in new:
+                self.ledger.add_paper(ids[cid], [cid])
+            changes = self._overrides(overrides, ids, bases, new)
+        return Identity(ids, self.ledger.keys_of(list(owner)), changes)
+
+    def _edits(self, new: list[str], present: set[str]) -> dict[str, str]:
+        vanished = [pid for pid in self.previous if pid not in present]
+        if not new or not vanished:
+            return {}
+        wanted = set(new)
+        newcomers = []
+        for path in dict.fromkeys(i.file for i in self.items if i.cid in wanted):
+            for n, row in enumerate(self.refresh.rows(path)):
+                if row["id"] in wanted:
+                    newcomers.append(Version(row["id"], path, n, row["abstract"]))
+        old = _stored(self.refresh, vanished)
+        gone = [
+            Version(pid, self.previous[pid].file, self.previous[pid].ordinal, old[pid])
+            for pid in vanished
+            if pid in old
+        ]
+        return match_edits(newcomers, gone)
+
+    def _fresh_id(self, cid: str, owner: dict[str, str]) -> str:
+        n = 1
+        while True:
+            digest = hashlib.sha1(f"{cid}/{n}".encode()).digest()
+            pid = base64.b32encode(digest).decode("ascii").lower()[:10]
+            if pid not in owner and self.ledger.resolve(pid) is None:
+                return pid
+            n += 1
+
+    # --- metadata overrides -------------------------------------------------------------------
+
+    def _overrides(
+        self, overrides: list[Override], ids: dict[str, str], bases: dict[str, str], new: list[str]
+    ) -> dict[str, dict[str, Any]]:
+        present = set(ids.values())
+        resolved: list[tuple[str, Override]] = []
+        later: list[Override] = []
+        for override in overrides:
+            pid = self._target(override.target, present)
+            if pid is None:
+                later.append(override)
+            else:
+                resolved.append((pid, override))
+        self._claim_keys(resolved)
+        current = self.ledger.keys_of(list(present))
+        for cid in new:  # newcomers in corpus order get the first free form of their base key
+            pid = ids[cid]
+            if not current.get(pid):
+                self.ledger.give_key(pid, self.ledger.free_key(bases[cid]))
+        more = []
+        for override in later:
+            pid = self._target(override.target, present)
+            if pid is None:
+                message = f"no paper with id or key {override.target!r}, ignored"
+                warnings.warn(
+                    ParseWarning(f"{override.source}:{override.line}: {message}"), stacklevel=2
+                )
+            else:
+                more.append((pid, override))
+        self._claim_keys(more)
+        merged = _merged(resolved + more, warn=True)
+        return {
+            pid: {k: v for k, v in values.items() if k != "key"} for pid, values in merged.items()
+        }
+
+    def _target(self, target: str, present: set[str]) -> str | None:
+        ref = target.strip()
+        pid = ref.lower() if ref.lower() in present else self.ledger.resolve(ref)
+        return pid if pid in present else None
+
+    def _claim_keys(self, pairs: list[tuple[str, Override]]) -> None:
+        for pid, values in _merged(pairs, warn=False).items():
+            key = values.get("key")
+            if not key:
+                continue
+            source = next(o for p, o in reversed(pairs) if p == pid and "key" in o.values)
+            if not SAFE_KEY.fullmatch(key):
+                raise ParseError(
+                    f"key {key!r} is not a safe citation key: use {SAFE_KEY_TEXT}",
+                    source.source,
+                    source.line,
+                )
+            holder = self.ledger.holder(key)
+            if holder is not None and holder != pid:
+                held = self.ledger.keys_of([holder]).get(holder, "")
+                raise ParseError(
+                    f"key {key!r} already belongs to paper {holder} (now keyed {held!r}); "
+                    "a key once given never moves to another paper: choose another",
+                    source.source,
+                    source.line,
+                )
+            self.ledger.give_key(pid, key)
+
+
+def _merged(pairs: list[tuple[str, Override]], warn: bool) -> dict[str, dict[str, Any]]:
+    """Paper id -> the fields its overrides set, later files winning; with ``warn``, two
+    overrides that set one field of one paper differently are named in a warning."""
+    out: dict[str, dict[str, Any]] = {}
+    origin: dict[tuple[str, str], Override] = {}
+    for pid, override in pairs:
+        values = out.setdefault(pid, {})
+        for name, value in override.values.items():
+            earlier = origin.get((pid, name))
+            if warn and earlier is not None and values[name] != value:
+                message = (
+                    f"{override.source}:{override.line}: sets {name} of paper {pid} to "
+                    f"{value!r}, but {earlier.source}:{earlier.line} sets {values[name]!r}; "
+                    f"using {value!r}"
+                )
+                warnings.warn(ParseWarning(message), stacklevel=2)
+            values[name] = value
+            origin[(pid, name)] = override
+    return out
+
+
+def _stored(refresh: Refresh, ids: list[str]) -> dict[str, str]:
+    """Abstracts of stored records, by id."""
+    out = {}
+    for part in chunks(ids):
+        marks = ",".join("?" * len(part))
+        for pid, data in refresh.con.execute(
+            f"SELECT id, data FROM records WHERE id IN ({marks})", part
+        ):
+            out[pid] = json.loads(data)["abstract"]
+    return out
+
+
+def read_overrides_of(state: FileState) -> Iterator[Override]:
+    from pathlib import Path
+
+    yield from read_overrides(Path(state.path))
+
+
+def _with_sha1(state: FileState, sha1: str) -> FileState:
+    from dataclasses import replace
+
+    return replace(state, sha1=sha1)
+
+
+def _dump_parse(parsed: Parsed) -> tuple[str, str, str, str]:
+    return (
+        json.dumps(parsed.ids),
+        json.dumps(parsed.bases),
+        json.dumps(parsed.vocab, ensure_ascii=False),
+        json.dumps(parsed.rows, ensure_ascii=False),
+    )
+
+
+def _digest(record: dict[str, Any]) -> str:
+    return hashlib.sha1(json.dumps(record, sort_keys=True).encode("utf-8")).hexdigest()[:16]

@@ -1,0 +1,68 @@
+"""Small text helpers every layer shares: CJK detection, accent folding, surnames, ASCII words.
+
+Each rule lives here once, so the parser, the citation keys, the exporters and the terminal
+output agree (``van Gool`` is the surname ``van Gool`` everywhere, and ``vangool`` in a key).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+#: CJK ideographs: the unified block, extension A, the compatibility block and extensions B–F.
+CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef"
+CJK = re.compile(f"[{CJK_CHARS}]")
+
+#: Lower-case name particles that belong to a surname ("van der Berg", "de la Cruz").
+PARTICLES = {
+    "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "dos", "das", "le",
+    "la", "bin", "ibn", "al", "el", "y", "zu", "ter", "ten", "st",
+}  # fmt: skip
+
+
+def has_cjk(text: str) -> bool:
+    return CJK.search(text) is not None
+
+
+def fold(text: str) -> str:
+    """Case- and accent-insensitive form for matching: ``Aichmüller`` -> ``aichmuller``."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def surname(author: str) -> str:
+    """The family name as printed: ``Luc van Gool`` -> ``van Gool``; ``王小明`` -> ``王``.
+
+    A name with a comma is written family name first (``van Gool, Luc``).
+    """
+    if "," in author:
+        family = author.split(",", 1)[0].strip()
+        if family:
+            return family
+    words = author.split()
+    if not words:
+        return ""
+    if len(words) == 1 and CJK.match(words[0]):
+        return words[0][0]  # Chinese names are written surname first
+    tail = [words[-1]]
+    for word in reversed(words[:-1]):
+        if word.lower() not in PARTICLES:
+            break
+        tail.insert(0, word)
+    return " ".join(tail)
+
+
+def given_names(author: str) -> str:
+    """What precedes the surname: ``Luc van Gool`` -> ``Luc``."""
+    if "," in author:
+        return author.split(",", 1)[1].strip()
+    family = surname(author)
+    words = author.split()
+    return " ".join(words[: len(words) - len(family.split())]) if family else ""
+
+
+def ascii_word(text: str, limit: int = 24) -> str:
+    """Lower-case ASCII letters and digits only (``van Gool`` -> ``vangool``), at most ``limit``."""
+    from anyascii import anyascii
+
+    return re.sub(r"[^a-z0-9]", "", anyascii(text).lower())[:limit]

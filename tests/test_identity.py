@@ -1,0 +1,347 @@
+"""Identity: ids and citation keys are given once and never move; the record store heals."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rlpapers import Library
+from rlpapers.errors import IndexNotice, LedgerError, NotFoundError, ParseError, ParseWarning
+from rlpapers.keys import GENERIC_WORDS, SAFE_KEY, base_key
+from rlpapers.model import Paper
+
+from .conftest import ROOT, SEEDS, run
+
+TECRL = (
+    "Deep Learning · Reinforcement Learning\n\nYi Zhan, Bo Wang\n\n"
+    "We propose TECRL, a trajectory entropy-constrained method for offline agents. "
+    "It bounds the entropy of whole trajectories and improves stability on control suites.\n"
+)
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    stamp = time.time() + 5  # a different mtime even on coarse file systems
+    os.utime(path, (stamp, stamp))
+
+
+def _keys(lib: Library) -> dict[str, str]:
+    return {p.id: p.key for p in lib.papers}
+
+
+def _abstract(words: str, n: int = 40) -> str:
+    """A realistic-length abstract: a distinctive opening and shared filler."""
+    filler = " ".join(f"word{i}" for i in range(n))
+    return f"We propose {words}. {filler}."
+
+
+# --- the collision story -------------------------------------------------------------------------
+
+
+def test_an_unrelated_file_never_moves_an_existing_key(seeds_copy, tmp_path):
+    reading = tmp_path / "reading.txt"
+    reading.write_text("zhan_tecrl\nqerl\n")
+    out = tmp_path / "refs.bib"
+    run("--corpus", seeds_copy, "export", "--ids", reading, "-o", out)
+    before = out.read_text()
+    _write(seeds_copy / "zz_new.txt", f"Other topic\n\n{TECRL}")
+    run("--corpus", seeds_copy, "show", "zhan_tecrl", "-f", "ids")
+    listed = run("--corpus", seeds_copy, "list", "-f", "tsv").stdout
+    assert "\tzhan_tecrlb\t" in listed and "\tzhan_tecrl\t" in listed
+    run("--corpus", seeds_copy, "export", "--ids", reading, "-o", out, "--force")
+    assert out.read_text() == before
+
+
+def test_export_ids_with_unknown_entries_writes_the_rest_and_exits_1(seeds_copy, tmp_path):
+    reading = tmp_path / "reading.txt"
+    reading.write_text("zhan_tecrl\nqerll\nqerl\nzhan_tecrl\nnothing_like_it_at_all\n")
+    result = run("--corpus", seeds_copy, "export", "--ids", reading, "-f", "ids", code=1)
+    assert result.stdout.split() == [
+        run("--corpus", seeds_copy, "show", "zhan_tecrl", "-f", "ids").stdout.strip(),
+        run("--corpus", seeds_copy, "show", "qerl", "-f", "ids").stdout.strip(),
+    ]
+    assert "no paper with id or key 'qerll'; did you mean \"qerl\"?" in result.stderr
+    assert "'nothing_like_it_at_all'" in result.stderr
+
+
+def test_many_unknown_entries_are_named_up_to_twenty_then_counted(tmp_path):
+    refs = "\n".join(f"nokey{i}" for i in range(25)) + "\nqerl\n"
+    result = run("export", "--ids", "-", "-f", "ids", code=1, input=refs)
+    assert len(result.stdout.split()) == 1
+    assert result.stderr.count("no paper with id or key") == 20
+    assert "and 5 more unknown references" in result.stderr
+
+
+def test_show_names_unknown_references_and_still_shows_the_rest():
+    result = run("show", "qerl", "QERL", "nope_nope", "-f", "ids", code=1)
+    assert len(result.stdout.split()) == 1  # one paper, asked for twice
+    assert "nope_nope" in result.stderr
+
+
+# --- files come and go ---------------------------------------------------------------------------
+
+
+def test_reordering_renaming_and_removing_files_keeps_ids_and_keys(seeds_copy, tmp_path):
+    lib = Library([seeds_copy])
+    keys = _keys(lib)
+    first, second = sorted(seeds_copy.glob("*.txt"))
+    first.rename(seeds_copy / "zzz_moved.txt")  # renamed, and now read last
+    moved = Library([seeds_copy])
+    assert _keys(moved) == keys
+    (seeds_copy / "zzz_moved.txt").unlink()
+    fewer = _keys(Library([seeds_copy]))
+    assert fewer and all(keys[pid] == key for pid, key in fewer.items())
+    # another corpus arrangement over the same data folder: a single file
+    single = _keys(Library([second]))
+    assert all(keys[pid] == key for pid, key in single.items())
+
+
+def test_deleting_the_cache_keeps_keys(seeds_copy, isolated):
+    _write(seeds_copy / "zz_new.txt", f"Other\n\n{TECRL}")
+    keys = _keys(Library([seeds_copy]))
+    shutil.rmtree(isolated / "index")
+    assert _keys(Library([seeds_copy])) == keys
+
+
+def test_an_edited_abstract_keeps_its_id_and_key_and_both_ids_resolve(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    text = _abstract("ZebraRL, a method for zebra crossings")
+    _write(corpus / "a.txt", f"Topic\n\n{text}\n\n{_abstract('OkapiRL for okapis', 30)}\n")
+    (zebra,) = [p for p in Library([corpus]).papers if p.name == "ZebraRL"]
+    edited = text.replace("zebra crossings", "zebra crosings").replace("word3 ", "")
+    _write(corpus / "a.txt", f"Topic\n\n{edited}\n\n{_abstract('OkapiRL for okapis', 30)}\n")
+    lib = Library([corpus])
+    now = lib.get("zebrarl")
+    assert (now.id, now.key) == (zebra.id, zebra.key) and "crosings" in now.abstract
+    from rlpapers.parse import paper_id
+
+    assert lib.get(paper_id(edited)).id == zebra.id  # the new content id resolves too
+    assert lib.get(zebra.id[:5]).id == zebra.id
+
+
+def test_a_different_paper_in_the_same_place_is_new(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write(corpus / "a.txt", "Topic\n\nWe propose BarRL, a method for bar. It works.\n")
+    bar = Library([corpus]).get("barrl")
+    _write(corpus / "a.txt", "Topic\n\nWe propose BazRL, a method for baz. It works.\n")
+    lib = Library([corpus])
+    assert lib.get("bazrl").id != bar.id
+    with pytest.raises(NotFoundError):  # BarRL's key stays BarRL's: it never names BazRL
+        lib.get("barrl")
+
+
+# --- metadata ------------------------------------------------------------------------------------
+
+
+def test_a_stale_id_in_metadata_still_applies_and_disagreements_warn(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    text = _abstract("ZebraRL, a method for zebra crossings")
+    _write(corpus / "a.txt", f"Topic\n\n{text}\n")
+    from rlpapers.parse import paper_id
+
+    old_id = paper_id(text)
+    assert Library([corpus]).papers
+    _write(corpus / "a.txt", f"Topic\n\n{text.replace('word5', 'word55')}\n")
+    _write(corpus / "a.yaml", f"{old_id}:\n  venue: NeurIPS\n")
+    assert Library([corpus]).get("zebrarl").venue == "NeurIPS"
+    _write(corpus / "metadata.yaml", "zebrarl:\n  venue: ICML\n")
+    with pytest.warns(ParseWarning, match=r"sets venue of paper .* but .*a\.yaml:1"):
+        assert Library([corpus]).papers
+
+
+def test_a_metadata_key_held_by_another_paper_is_an_error(seeds_copy):
+    (seeds_copy / "metadata.yaml").write_text(
+        "zhan_tecrl:\n  year: 2024\nqerl:\n  key: zhan_tecrl\n"
+    )
+    result = run("--corpus", seeds_copy, "list", code=2)
+    assert "metadata.yaml:3" in result.stderr and "zhan_tecrl" in result.stderr
+    assert "already belongs to paper" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_a_metadata_key_wins_for_its_paper_and_the_old_key_still_resolves(seeds_copy):
+    lib = Library([seeds_copy])
+    qerl = lib.get("qerl")
+    (seeds_copy / "metadata.yaml").write_text("qerl:\n  key: Qerl2025\n")
+    lib = Library([seeds_copy])
+    assert lib.get("qerl2025").key == "Qerl2025" and lib.get("qerl").id == qerl.id
+
+
+@pytest.mark.parametrize("key", ["a b", "x}\n@misc{evil,", "k{ey", "per%cent", "", "-lead"])
+def test_unsafe_metadata_keys_are_an_error_naming_the_line(seeds_copy, key):
+    (seeds_copy / "metadata.yaml").write_text(
+        f"pcl:\n  year: 2024\nqerl:\n  key: {json.dumps(key)}\n"
+    )
+    with pytest.raises(ParseError, match=r"metadata\.yaml:3: key .* is not a safe citation key"):
+        assert Library([seeds_copy]).papers
+
+
+def test_pinned_keys_travel_to_a_fresh_data_folder(seeds_copy, monkeypatch, tmp_path):
+    _write(seeds_copy / "zz_new.txt", f"Other\n\n{TECRL}")
+    keys = {p.abstract: p.key for p in Library([seeds_copy]).papers}
+    run("--corpus", seeds_copy, "keys", "--pin")
+    pinned = (seeds_copy / "keys.yaml").read_text()
+    assert "zhan_tecrlb" in pinned
+    # the other machine: a fresh data folder, the files read in another order
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("RLPAPERS_INDEX_DIR", str(tmp_path / "elsewhere-cache"))
+    (seeds_copy / "zz_new.txt").rename(seeds_copy / "aa_new.txt")
+    assert {p.abstract: p.key for p in Library([seeds_copy]).papers} == keys
+    # pinning again keeps the file as it was, and the bundled seeds are never written
+    run("--corpus", seeds_copy, "keys", "--pin")
+    assert (seeds_copy / "keys.yaml").read_text() == pinned
+    run("keys", "--pin")
+    assert not (SEEDS / "keys.yaml").exists()
+
+
+# --- damage and planted files --------------------------------------------------------------------
+
+
+def _store_db(lib: Library) -> Path:
+    return lib.settings.index_dir / "store.db"
+
+
+def test_a_damaged_record_store_heals_with_a_note(seeds_copy):
+    lib = Library([seeds_copy])
+    keys = _keys(lib)
+    _store_db(lib).write_bytes(b"garbage " * 4096)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{_store_db(lib)}{suffix}").unlink(missing_ok=True)
+    with pytest.warns(IndexNotice, match="record store"):
+        assert _keys(Library([seeds_copy])) == keys
+    assert Library([seeds_copy]).search("entropy")
+
+
+def test_a_database_that_is_not_ours_is_rebuilt(seeds_copy):
+    lib = Library([seeds_copy])
+    keys = _keys(lib)
+    path = _store_db(lib)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE records (x)")
+    con.commit()
+    con.close()
+    with pytest.warns(IndexNotice, match="rebuilding"):
+        assert _keys(Library([seeds_copy])) == keys
+
+
+def test_planted_files_in_the_store_folder_never_execute(seeds_copy, tmp_path):
+    lib = Library([seeds_copy])
+    lib.search("entropy")
+    marker = tmp_path / "pwned"
+    import pickle
+
+    class Evil:
+        def __reduce__(self):
+            return (Path.touch, (marker,))
+
+    folder = lib.settings.index_dir
+    (folder / "parsed").mkdir(exist_ok=True)
+    for name in ("parsed/x.pkl", "records.pkl", "view/manifest.pkl"):
+        (folder / name).write_bytes(pickle.dumps(Evil()))
+    run("--corpus", seeds_copy, "search", "entropy", "-f", "ids")
+    run("--corpus", seeds_copy, "list", "-f", "ids")
+    assert not marker.exists()
+
+
+def test_a_damaged_ledger_is_reported_never_replaced(seeds_copy, isolated):
+    assert Library([seeds_copy]).papers
+    ledger = isolated / "data" / "ledger.db"
+    for suffix in ("-wal", "-shm"):
+        Path(f"{ledger}{suffix}").unlink(missing_ok=True)
+    ledger.write_bytes(b"not a database at all " * 100)
+    shutil.rmtree(isolated / "index")
+    with pytest.raises(LedgerError, match="identity ledger .* is damaged"):
+        assert Library([seeds_copy]).papers
+    result = run("--corpus", seeds_copy, "list", code=2)
+    assert "ledger" in result.stderr and result.stderr.count("\n") == 1
+    assert ledger.read_bytes().startswith(b"not a database")
+
+
+# --- keys ----------------------------------------------------------------------------------------
+
+
+def test_no_bundled_key_is_a_generic_word():
+    papers = Library([SEEDS]).papers
+    for paper in papers:
+        assert SAFE_KEY.fullmatch(paper.key)
+        assert not {paper.key, *paper.key.split("_")} & GENERIC_WORDS, paper.key
+
+
+def test_particles_stay_in_surnames():
+    van = Paper(id="x", abstract="a", name="SegNet", authors=("Luc van Gool",))
+    dela = Paper(id="y", abstract="a", name="Foo", authors=("Juan de la Cruz",))
+    assert base_key(van) == "vangool_segnet" and base_key(dela) == "delacruz_foo"
+    from rlpapers.exporters.csljson import item
+
+    assert item(van)["author"] == [{"family": "van Gool", "given": "Luc"}]
+
+
+def test_titles_never_give_generic_keys():
+    from rlpapers.keys import title_word
+
+    assert (
+        title_word("Objective for policy gradient methods that enforces refinement") == "refinement"
+    )
+    assert title_word("Efficient dataset distillation algorithm") == "distillation"
+    assert title_word("Contrastive policy learning") == "contrastivepolicy"
+
+
+# --- processes -----------------------------------------------------------------------------------
+
+WHOOSH_FREE = [
+    ["list", "-f", "ids"],
+    ["show", "qerl", "-f", "json"],
+    ["export", "-f", "bibtex"],
+    ["export", "--ids", "-", "-f", "bibtex"],
+    ["keys"],
+]
+
+
+def test_list_show_and_export_never_import_whoosh():
+    code = (
+        "import sys, io\n"
+        "from rlpapers.cli import main\n"
+        "sys.stdin = io.StringIO('qerl\\n')\n"
+        "sys.argv = ['rlpapers', *sys.argv[1:]]\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert e.code in (0, None), e.code\n"
+        "assert not [m for m in sys.modules if m.startswith('whoosh')], 'whoosh imported'\n"
+    )
+    for argv in WHOOSH_FREE:
+        done = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, (argv, done.stderr)
+
+
+def test_eight_processes_refreshing_one_store_agree(tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SEEDS, corpus)
+    for i in range(3):
+        _write(corpus / f"extra{i}.txt", f"Topic\n\n{_abstract(f'Extra{i}RL, a method', 20 + i)}\n")
+    env = dict(os.environ, NO_COLOR="1")
+    argv = [sys.executable, "-m", "rlpapers", "--corpus", str(corpus), "list", "-f", "tsv"]
+    procs = [
+        subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(8)
+    ]
+    outputs = [p.communicate(timeout=240) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, [err for _, err in outputs]
+    assert len({out for out, _ in outputs}) == 1
+    assert len(outputs[0][0].splitlines()) == 43
+    assert not any("Traceback" in err for _, err in outputs)
+
+
+def test_the_benchmarks_folder_is_importable():
+    assert (ROOT / "benchmarks" / "bench.py").exists()
