@@ -198,7 +198,9 @@ def rlpapers_cmd(*args: str) -> list[str]:
 
 def bench_rlpapers(corpus: Path, index: Path, runs: int) -> dict[str, Any]:
     env = env_without_bytecode_block()
+    env["RLPAPERS_DATA_DIR"] = str(index.with_name(index.name + "-data"))  # a fresh ledger
     shutil.rmtree(index, ignore_errors=True)
+    shutil.rmtree(env["RLPAPERS_DATA_DIR"], ignore_errors=True)
     result: dict[str, Any] = {}
     build = timed_process(
         rlpapers_cmd("--corpus", str(corpus), "--index-dir", str(index), "index"), env
@@ -229,6 +231,7 @@ def _one_file_refresh(corpus: Path, search: list[str], env: dict[str, str]) -> f
 def _warm_latency(corpus: Path, index: Path) -> dict[str, float]:
     from rlpapers import Library
 
+    os.environ["RLPAPERS_DATA_DIR"] = str(index.with_name(index.name + "-data"))
     library = Library(corpus=[corpus], index_dir=index)
     library.search("warm up", limit=10)
     times = []
@@ -271,13 +274,27 @@ def bench_bm25s(corpus: Path) -> dict[str, Any]:
 def bench_startup(runs: int, out: Path) -> dict[str, float]:
     env = env_without_bytecode_block()
     env["RLPAPERS_INDEX_DIR"] = str(out / "index-seeds")
+    env["RLPAPERS_DATA_DIR"] = str(out / "data-seeds")
     env.pop("RLPAPERS_CORPUS", None)
     base = median_runtime([sys.executable, "-c", "pass"], runs, env)
+    typer_import = median_runtime([sys.executable, "-c", "import typer"], runs, env)
     helped = median_runtime(rlpapers_cmd("--help"), runs, env)
     search = median_runtime(rlpapers_cmd("search", "entropy"), runs, env)
+    listed = median_runtime(rlpapers_cmd("list", "--format", "ids"), runs, env)
+    refs = out / "refs.txt"
+    refs.write_text("qerl\nzhan_tecrl\npcl\n")
+    exported = median_runtime(
+        rlpapers_cmd("export", "--format", "bibtex", "--ids", str(refs)), runs, env
+    )
     script = shutil.which("rlpapers")
     search_script = median_runtime([script, "search", "entropy"], runs, env) if script else search
     return {
+        "import_typer_s": typer_import,
+        "list_s": listed,
+        "export_ids_s": exported,
+        "list_vs_typer": listed / typer_import,
+        "export_ids_vs_typer": exported / typer_import,
+        "search_vs_typer": search / typer_import,
         "python_pass_s": base,
         "help_s": helped,
         "search_s": search,
@@ -300,6 +317,12 @@ def table(results: dict[str, Any]) -> str:
         f"search on the seeds {s['search_s'] * 1000:.0f} ms ({s['search_ratio']:.1f}x; "
         f"console script {s['search_script_ratio']:.1f}x)"
     )
+    if "import_typer_s" in s:
+        lines.append(
+            f"against python -c 'import typer' ({s['import_typer_s'] * 1000:.0f} ms): "
+            f"list --format ids {s['list_vs_typer']:.2f}x, export --ids {s['export_ids_vs_typer']:.2f}x, "
+            f"search {s['search_vs_typer']:.2f}x"
+        )
     header = (
         "records",
         "build s",
