@@ -345,3 +345,85 @@ def test_eight_processes_refreshing_one_store_agree(tmp_path):
 
 def test_the_benchmarks_folder_is_importable():
     assert (ROOT / "benchmarks" / "bench.py").exists()
+
+
+# --- the search view heals -----------------------------------------------------------------------
+
+
+def _view(lib: Library) -> Path:
+    view = lib.settings.index_dir / "view"
+    return view / (view / "CURRENT").read_text().strip()
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garble", "delete"])
+def test_any_damage_to_a_segment_heals_on_the_next_search(damage):
+    lib = Library()
+    expected = [h.paper.id for h in lib.search("entropy", limit=None)]
+    segments = [p for p in _view(lib).iterdir() if p.suffix == ".seg"]
+    assert segments
+    for seg in segments:
+        if damage == "truncate":
+            seg.write_bytes(seg.read_bytes()[: seg.stat().st_size // 3])
+        elif damage == "garble":
+            seg.write_bytes(b"\x00garbage" * 1000)
+        else:
+            seg.unlink()
+    with pytest.warns(IndexNotice):
+        assert [h.paper.id for h in Library().search("entropy", limit=None)] == expected
+    for command in (["list", "-f", "ids"], ["export", "-f", "ris"], ["index", "--status"]):
+        run(*command)
+
+
+def test_index_status_reports_and_writes_nothing(seeds_copy, isolated):
+    result = run("--corpus", seeds_copy, "index", "--status", "-f", "json")
+    assert json.loads(result.stdout)["state"] == "missing"
+    assert not (isolated / "index").exists() or not any((isolated / "index").rglob("*.db"))
+    lib = Library([seeds_copy])
+    lib.search("entropy")
+    _write(seeds_copy / "zz_new.txt", f"Other\n\n{TECRL}")
+    before = sorted((p, p.stat().st_mtime_ns) for p in (isolated / "index").rglob("*"))
+    status = json.loads(run("--corpus", seeds_copy, "index", "--status", "-f", "json").stdout)
+    assert status["state"] == "stale" and status["changed_files"]
+    assert sorted((p, p.stat().st_mtime_ns) for p in (isolated / "index").rglob("*")) == before
+    for seg in _view(lib).glob("*.seg"):
+        seg.write_bytes(b"garbage")
+    status = json.loads(run("--corpus", seeds_copy, "index", "--status", "-f", "json").stdout)
+    assert status["index"]["state"].startswith("damaged")
+
+
+def test_two_corpora_sharing_an_index_folder_keep_one_index_each(seeds_copy, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    _write(other / "a.txt", f"Topic\n\n{TECRL}")
+    first, second = Library([seeds_copy]), Library([other])
+    first.search("entropy")
+    second.search("entropy")
+    built = _view(first)
+    assert Library([other]).search("entropy") and _view(Library([seeds_copy])) == built
+    assert first.settings.index_dir != second.settings.index_dir
+
+
+def test_a_full_disk_leaves_no_leftovers_and_serves_the_last_good_index(monkeypatch):
+    import errno
+
+    import rlpapers.index.view as view
+
+    lib = Library()
+    lib.search("entropy")
+    good = _view(lib)
+    (good.parent / ".CURRENT.123.tmp").write_bytes(b"left over")
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    manifest = good / "manifest.json"
+    data = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps(data | {"schema": -1}))  # force a rebuild
+    with monkeypatch.context() as patch:
+        patch.setattr(view, "_write_all", full)
+        with pytest.warns(IndexNotice, match="last good index"):
+            assert Library().search("entropy")
+    assert sorted(p.name for p in good.parent.glob("gen-*")) == [good.name]
+    with pytest.warns(IndexNotice):
+        assert Library().search("entropy")
+    assert not list(_view(Library()).parent.glob("*.tmp"))
