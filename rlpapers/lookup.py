@@ -9,7 +9,6 @@ did-you-mean. ``Lookup`` says how to ask a store; the rule is written once, here
 from __future__ import annotations
 
 import bisect
-import difflib
 from collections.abc import Iterable, Iterator
 
 from .errors import NotFoundError
@@ -69,6 +68,8 @@ def not_found_message(ref: str, suggestion: str | None) -> str:
 
 
 def closest_key(ref: str, keys: list[str]) -> str | None:
+    import difflib
+
     found = difflib.get_close_matches(ref.strip().lower(), keys, n=1, cutoff=0.6)
     return found[0] if found else None
 

@@ -26,7 +26,7 @@ A ``store.db`` that is damaged, not ours or of another schema is rebuilt with a 
 from __future__ import annotations
 
 import json
-import secrets
+import os
 import sqlite3
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -379,7 +379,8 @@ def _paper(data: str) -> Paper:
 
 
 def new_instance() -> str:
-    return secrets.token_hex(8)
+    """A random name for a store.db: a search view of another instance is rebuilt."""
+    return os.urandom(8).hex()
 
 
 def _notice(message: str) -> None:
