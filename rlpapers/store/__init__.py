@@ -201,15 +201,15 @@ class Store:
         known = {row[0]: FileState(*row) for row in self.con.execute("SELECT * FROM files")}
         return len(known) == len(states) and all(s.same_stat(known.get(s.path)) for s in states)
 
-    def stale_files(self) -> list[str]:
+    def _stale_files(self, con: sqlite3.Connection) -> list[str]:
         """Corpus and metadata files that changed since the last refresh (nothing is written)."""
         states = stat_files(self.files, self.metadata)
-        known = {row[0]: FileState(*row) for row in self.con.execute("SELECT * FROM files")}
-        changed = [s.path for s in states if not s.same_stat(known.get(s.path))]
-        gone = sorted(set(known) - {s.path for s in states})
-        if self._meta("parser") != PARSER_VERSION and states:
+        parser = con.execute("SELECT value FROM meta WHERE name = 'parser'").fetchone()
+        if (parser[0] if parser else "") != PARSER_VERSION:
             return [s.path for s in states]
-        return changed + gone
+        known = {row[0]: FileState(*row) for row in con.execute("SELECT * FROM files")}
+        changed = [s.path for s in states if not s.same_stat(known.get(s.path))]
+        return changed + sorted(set(known) - {s.path for s in states})
 
     def state(self) -> dict[str, Any]:
         """Where the store is, how many records it holds and whether it is fresh: reading only
@@ -225,11 +225,9 @@ class Store:
         try:
             con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT)
             try:
-                self.__dict__["con"] = con  # read through the same queries, read-only
                 records = con.execute("SELECT count(*) FROM records").fetchone()[0]
-                stale = self.stale_files()
+                stale = self._stale_files(con)
             finally:
-                del self.__dict__["con"]
                 con.close()
         except sqlite3.DatabaseError as error:
             return out | {"state": f"damaged ({error})"}
