@@ -427,3 +427,13 @@ def test_a_full_disk_leaves_no_leftovers_and_serves_the_last_good_index(monkeypa
     with pytest.warns(IndexNotice):
         assert Library().search("entropy")
     assert not list(_view(Library()).parent.glob("*.tmp"))
+
+
+def test_one_lookup_rule_for_the_library_and_load_corpus():
+    from rlpapers import load_corpus
+
+    lib, corpus = Library(), load_corpus()
+    for ref in ("QERL", "qerl", lib.get("qerl").id.upper(), lib.get("qerl").id[:5]):
+        assert lib.get(ref) == corpus.get(ref)
+    with pytest.raises(NotFoundError, match='did you mean "qerl"'):
+        corpus.get("qerll")
