@@ -13,20 +13,48 @@ from .model import Paper
 
 
 def corpus_files(paths: Iterable[Path]) -> list[Path]:
-    """Expand folders to their ``*.txt`` files (sorted); a missing path is a ``CorpusError``."""
+    """Expand folders to their ``*.txt`` files (sorted); a missing path is a ``CorpusError``.
+
+    Only regular files are read, so no command can hang on a FIFO or a device: inside a folder,
+    anything else named ``*.txt`` (a FIFO, socket, device, folder, dangling symlink or symlink
+    loop) is skipped with a ``ParseWarning``; a path given by itself must be a file or a folder.
+    """
     files: dict[Path, None] = {}
     for path in paths:
         if path.is_dir():
-            found = sorted(path.glob("*.txt"))
+            found = [file for file in sorted(path.glob("*.txt")) if _regular_in_folder(file)]
             if not found:
                 warnings.warn(ParseWarning(f"{path}: no *.txt files in this folder"), stacklevel=2)
             for file in found:
                 files[file] = None
         elif path.is_file():
             files[path] = None
+        elif path.exists():
+            raise CorpusError(f"corpus path is not a regular file or a folder: {path}")
         else:
             raise CorpusError(f"corpus path does not exist: {path}")
     return list(files)
+
+
+def _regular_in_folder(file: Path) -> bool:
+    """Whether a folder's ``*.txt`` entry is a regular file; anything else is warned about."""
+    import errno
+    import stat
+
+    try:
+        mode = file.stat().st_mode  # follows symlinks: a link to a regular file is fine
+    except OSError as error:
+        reason = {errno.ENOENT: "a dangling symlink", errno.ELOOP: "a symlink loop"}.get(
+            error.errno or 0, error.strerror or str(error)
+        )
+        warnings.warn(ParseWarning(f"{file}: {reason}, skipped"), stacklevel=3)
+        return False
+    if stat.S_ISREG(mode):
+        return True
+    kinds = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a FIFO", stat.S_ISSOCK: "a socket"}
+    kind = next((name for test, name in kinds.items() if test(mode)), "a device")
+    warnings.warn(ParseWarning(f"{file}: {kind}, not a regular file; skipped"), stacklevel=3)
+    return False
 
 
 @dataclass(frozen=True)
