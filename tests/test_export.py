@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import os
@@ -272,10 +273,10 @@ def test_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
     target.write_text("old")
 
     def boom(*args, **kwargs):
-        raise OSError("disk full")
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(ExportError, match="No space left"):
         save("new", target, force=True)
     assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["out.bib"]
 

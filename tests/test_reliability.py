@@ -5,15 +5,22 @@ Each test here is one row of docs/reliability.md.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import socket
+import stat
+import subprocess
 import sys
+import threading
 
 import pytest
 
+from rlpapers import Library
+
 from .conftest import SEEDS, run
 
+TIMEOUT = 5  # seconds: the bound for any command over the bundled corpus plus small hostile files
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file types")
 
 
@@ -40,3 +47,125 @@ def test_a_fifo_named_as_the_corpus_is_refused_not_read(tmp_path):
     os.mkfifo(tmp_path / "fifo.txt")
     result = run("--corpus", tmp_path / "fifo.txt", "list", code=2)
     assert "not a regular file" in result.stderr
+
+
+# --- output: -o files and stdout -----------------------------------------------------------------
+
+
+def _cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    """The installed CLI in a subprocess, for what only a real process shows (file descriptors,
+    signals, a full disk under stdout)."""
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run(
+        [sys.executable, "-m", "rlpapers", *map(str, args)],
+        stderr=subprocess.PIPE,
+        timeout=TIMEOUT,
+        **kwargs,
+    )
+
+
+@posix_only
+def test_output_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_path):
+    target = tmp_path / "real.bib"
+    target.write_text("old\n")
+    link = tmp_path / "link.bib"
+    link.symlink_to(target)
+    run("export", "-o", link, "--force", "-f", "ids")
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert len(target.read_text().split()) == 40
+
+
+@posix_only
+def test_output_keeps_an_existing_files_mode_and_gives_a_new_file_the_umasks(tmp_path):
+    shared = tmp_path / "shared.bib"
+    shared.write_text("old\n")
+    shared.chmod(0o664)
+    run("export", "-o", shared, "--force", "-f", "ids")
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o664
+    old = os.umask(0o027)
+    try:
+        run("export", "-o", tmp_path / "new.bib", "-f", "ids")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.bib").stat().st_mode) == 0o640
+
+
+@posix_only
+def test_output_to_a_device_or_fifo_is_written_straight_never_renamed_over(tmp_path):
+    run("export", "-o", os.devnull, "-f", "ids")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    run("export", "-o", fifo, "-f", "ids")
+    reader.join(TIMEOUT)
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and len(received[0].split()) == 40
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_under_o_or_stdout_is_exit_2_with_one_line():
+    for args, redirect in ((["-o", "/dev/full"], subprocess.PIPE), ([], open("/dev/full", "wb"))):
+        proc = _cli("export", *args, stdout=redirect)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.decode().splitlines() == [
+            f"error: cannot write {'/dev/full' if args else 'the output'}: No space left on device"
+        ]
+    proc = _cli("list", "-f", "table", stdout=open("/dev/full", "wb"))
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+
+
+def test_a_failed_rename_leaves_neither_a_partial_file_nor_a_temporary(tmp_path, monkeypatch):
+    target = tmp_path / "refs.bib"
+    target.write_text("old\n")
+    run("list", "-f", "ids")  # the index is built before the disk fills up
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    result = run("export", "-o", target, "--force", code=2)
+    assert result.stderr == f"error: cannot write {target}: No space left on device\n"
+    assert target.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["refs.bib"]
+
+
+@posix_only
+def test_a_closed_stdout_is_exit_2_not_an_internal_error():
+    for fmt in ("tsv", "table"):
+        proc = subprocess.run(
+            f"'{sys.executable}' -m rlpapers list -f {fmt} >&-",
+            shell=True,
+            stderr=subprocess.PIPE,
+            timeout=TIMEOUT,
+        )
+        assert proc.returncode == 2
+        assert proc.stderr.decode() == "error: cannot write the output: stdout is closed\n"
+
+
+@posix_only
+@pytest.mark.parametrize("fmt", ["table", "tsv", "bibtex"])
+def test_a_reader_gone_before_the_output_is_exit_141_at_once(fmt):
+    read, write = os.pipe()
+    os.close(read)  # every write now fails with EPIPE
+    try:
+        proc = _cli("list", "-f", fmt, stdout=write)
+    finally:
+        os.close(write)
+    assert proc.returncode == 141 and proc.stderr == b""
+
+
+def test_the_table_is_drawn_in_chunks_so_a_long_listing_starts_at_once(monkeypatch):
+    from rlpapers.cli import render
+
+    printed: list[int] = []
+    monkeypatch.setattr(render, "TABLE_CHUNK", 7)
+    monkeypatch.setattr(
+        render, "_console", lambda stderr=False: type("C", (), {"print": printed.append})()
+    )
+    render._papers_table(Library(corpus=[SEEDS]).papers)
+    tables = [t for t in printed if not isinstance(t, str)]
+    assert [t.row_count for t in tables] == [7] * 5 + [5]
+    assert tables[0].show_header and not any(t.show_header for t in tables[1:])
+    assert len({t.columns[0].width for t in tables}) == 1

@@ -6,4 +6,26 @@ from __future__ import annotations
 def main() -> None:
     from .app import app
 
+    _guard_closed_streams()
     app(prog_name="rlpapers")
+
+
+def _guard_closed_streams() -> None:
+    """Started with stdout or stderr closed (``>&-``): keep descriptors 1 and 2 taken by
+    /dev/null, so no file the run opens (the index) can land on them and receive output.
+    A closed stdout stays ``None``: writing output to it is an error (exit 2); a closed stderr
+    only loses the messages."""
+    import os
+    import sys
+
+    for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+        if stream is None:
+            try:
+                os.fstat(fd)
+            except OSError:
+                taken = os.open(os.devnull, os.O_WRONLY)
+                if taken != fd:
+                    os.dup2(taken, fd)
+                    os.close(taken)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process

@@ -15,7 +15,14 @@ from typer.core import TyperGroup
 from .. import __version__
 from ..errors import IndexNotice, NotFoundError, ParseWarning, RlpapersError
 from . import render
-from .errors import ExitCode, describe_internal, exit_code_for, message_for, report
+from .errors import (
+    ExitCode,
+    describe_internal,
+    exit_code_for,
+    message_for,
+    output_failed,
+    report,
+)
 
 Format = Enum("Format", {name: name for name in render.ALL_FORMATS}, type=str)  # type: ignore[misc]
 
@@ -40,7 +47,9 @@ class Group(TyperGroup):
             warnings.simplefilter("always", IndexNotice)
             warnings.showwarning = _show_warning  # type: ignore[assignment]
             try:
-                return super().invoke(ctx)
+                result = super().invoke(ctx)
+                _flush_stdout()
+                return result
             except RlpapersError as error:
                 report(message_for(error), "note" if isinstance(error, NotFoundError) else "error")
                 raise typer.Exit(exit_code_for(error)) from None
@@ -50,6 +59,10 @@ class Group(TyperGroup):
             except (KeyboardInterrupt, typer.Exit, typer.Abort):
                 raise
             except Exception as error:  # a bug: one line, unless asked for the traceback
+                if output_failed(error):  # a full disk under stdout: the environment, not a bug
+                    report(f"cannot write the output: {error.strerror}")  # type: ignore[attr-defined]
+                    _silence_stdout()
+                    raise typer.Exit(ExitCode.INPUT) from None
                 if os.environ.get("RLPAPERS_DEBUG") or isinstance(error, _click_exceptions()):
                     raise
                 report(describe_internal(error))
@@ -66,11 +79,16 @@ def _show_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> Non
     report(str(message), "note" if issubclass(category, IndexNotice) else "warning")
 
 
+def _flush_stdout() -> None:
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
 def _silence_stdout() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass
 
 

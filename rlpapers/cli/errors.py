@@ -49,6 +49,14 @@ def message_for(error: RlpapersError) -> str:
     return f"{error}; {hint}" if hint else str(error)
 
 
+def output_failed(error: BaseException) -> bool:
+    """An operating-system error from writing the output (a full disk, a closed descriptor)."""
+    import errno
+
+    wanted = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF}
+    return isinstance(error, OSError) and error.errno in wanted
+
+
 def report(message: str, kind: str = "error") -> None:
     """One line on stderr: red on a terminal, plain text in a pipe or with NO_COLOR."""
     message = " ".join(str(message).split())

@@ -37,12 +37,24 @@ def _isatty(stream: IO[str]) -> bool:
 def _console(stderr: bool = False) -> Any:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    if sys.stdout is None and not stderr:
+        from ..files import OutputError
+
+        raise OutputError("cannot write the output: stdout is closed")
+    console = Console(stderr=stderr, highlight=False, soft_wrap=False)
+    console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]
+    return console
+
+
+def _broken_pipe() -> None:
+    """Rich exits 1 when the reader goes away; the CLI's contract is 141, as for other output."""
+    raise BrokenPipeError
 
 
 def emit(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    from ..files import write_stdout
+
+    write_stdout(text)
 
 
 # --- short forms -----------------------------------------------------------------------------
@@ -96,19 +108,34 @@ def _tsv(fields: Sequence[str]) -> str:
     return "\t".join(_cell(str(f)) for f in fields) + "\n"
 
 
+TABLE_CHUNK = 100  # rows drawn at a time: `| head` gets its lines (and we our 141) at once
+
+
 def _papers_table(items: Sequence[Paper]) -> None:
+    """Drawn in chunks of rows with the same column widths, so a long listing starts at once."""
+    from rich.cells import cell_len
+
+    console = _console()
+    key_width = max((cell_len(paper.key) for paper in items), default=3)
+    for start in range(0, len(items), TABLE_CHUNK):
+        table = _papers_frame(key_width, header=start == 0)
+        for paper in items[start : start + TABLE_CHUNK]:
+            table.add_row(
+                paper.key, paper.title, short_authors(paper), " · ".join(paper.categories)
+            )
+        console.print(table)
+    console.print(f"[dim]{len(items)} paper{'s' if len(items) != 1 else ''}[/dim]")
+
+
+def _papers_frame(key_width: int, header: bool) -> Any:
     from rich.table import Table
 
-    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False, expand=True)
-    table.add_column("key", style="cyan", no_wrap=True)
+    table = Table(show_header=header, header_style="bold", box=None, pad_edge=False, expand=True)
+    table.add_column("key", style="cyan", no_wrap=True, width=max(key_width, 3))
     table.add_column("title", ratio=5, min_width=30)
     table.add_column("authors", style="green", ratio=2, min_width=12)
     table.add_column("category", style="magenta", ratio=2, min_width=12)
-    for paper in items:
-        table.add_row(paper.key, paper.title, short_authors(paper), " · ".join(paper.categories))
-    console = _console()
-    console.print(table)
-    console.print(f"[dim]{len(items)} paper{'s' if len(items) != 1 else ''}[/dim]")
+    return table
 
 
 def detail(items: Sequence[Paper], fmt: str) -> None:

@@ -58,28 +58,8 @@ def export(papers: Iterable[Paper] | Iterable[Hit], format: str, **options: obje
 
 
 def save(text: str, path: Path, force: bool = False) -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file renamed over it): a failure never
-    leaves a partial file. An existing file is replaced only with ``force``."""
-    import os
-    import tempfile
+    """Write ``text`` to ``path`` safely (atomically, following symlinks, keeping the mode):
+    see ``rlpapers.files.save``. An existing file is replaced only with ``force``."""
+    from ..files import save as save_file
 
-    if path.is_dir():
-        raise ExportError(f"{path} is a folder; give a file name")
-    if path.exists() and not force:
-        raise ExportError(f"{path} exists; use --force to replace it")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise ExportError(f"cannot write {path}: the folder {folder} does not exist")
-    try:
-        handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as error:
-        raise ExportError(f"cannot write {path}: {error.strerror}") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    save_file(text, path, force)

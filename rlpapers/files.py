@@ -1,0 +1,114 @@
+"""Writing output safely: ``-o`` files and stdout.
+
+An output file is never left half-written and never clobbers what it should not:
+
+- a regular file is written to a temporary file beside it and renamed over it, keeping the old
+  file's permission bits (a new file gets the umask's, as ``>`` would give it);
+- a symlink is followed: its target is replaced, the link stays a link;
+- a character device or a FIFO (``/dev/stdout``, ``/dev/null``, a named pipe) is written
+  straight, never renamed over; anything else (a folder, a socket, a block device) is refused;
+- a failed write (a full disk, a closed stdout) is an ``OutputError`` with one line, and the
+  temporary file is removed.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import IO
+
+from .errors import ExportError
+
+
+class OutputError(ExportError):
+    """Output could not be written (a full disk, a closed or broken stdout)."""
+
+
+def save(text: str, path: Path, force: bool = False) -> None:
+    """Write ``text`` (UTF-8) to ``path`` as described above; an existing regular file is
+    replaced only with ``force``."""
+    data = encode(text)
+    try:
+        mode = path.stat().st_mode  # follows symlinks
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise ExportError(f"cannot write {path}: {error.strerror}") from None
+    if mode is None or stat.S_ISREG(mode):
+        if mode is not None and not force:
+            raise ExportError(f"{path} exists; use --force to replace it")
+        target = Path(os.path.realpath(path))  # a symlink's target is replaced, the link kept
+        _replace(target, data, path, None if mode is None else stat.S_IMODE(mode))
+    elif stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        _write_through(path, data)
+    elif stat.S_ISDIR(mode):
+        raise ExportError(f"{path} is a folder; give a file name")
+    else:
+        raise ExportError(f"{path} is not a regular file, a character device or a FIFO")
+
+
+def encode(text: str) -> bytes:
+    """UTF-8, always valid: lone surrogates (undecodable bytes of a file name) become U+FFFD."""
+    return text.encode("utf-8", "replace")
+
+
+def _replace(target: Path, data: bytes, shown: Path, mode: int | None) -> None:
+    folder = target.parent
+    if not folder.is_dir():
+        raise ExportError(f"cannot write {shown}: the folder {folder} does not exist")
+    tmp = folder / f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        # 0o666 minus the umask, as a shell redirection would create it
+        handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as error:
+        raise ExportError(f"cannot write {shown}: {error.strerror}") from None
+    try:
+        with os.fdopen(handle, "wb") as out:
+            if mode is not None:
+                os.fchmod(out.fileno(), mode)
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"cannot write {shown}: {error.strerror or error}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _write_through(path: Path, data: bytes) -> None:
+    try:
+        with open(path, "wb") as out:
+            out.write(data)
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def write_stdout(text: str, stream: IO[str] | None = None) -> None:
+    """Write ``text`` to stdout as valid UTF-8 and flush. ``BrokenPipeError`` passes through
+    (the reader went away); any other failure (a full disk, a closed stdout) is an
+    ``OutputError``."""
+    import sys
+
+    stream = stream or sys.stdout
+    if stream is None:  # started with stdout closed (``>&-``)
+        raise OutputError("cannot write the output: stdout is closed")
+    try:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            stream.flush()
+            buffer.write(encode(text))
+            buffer.flush()
+        else:
+            stream.write(text.encode("utf-8", "replace").decode("utf-8"))
+            stream.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise OutputError(f"cannot write the output: {reason}") from None
