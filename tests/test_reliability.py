@@ -15,8 +15,12 @@ import sys
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
-from rlpapers import Library
+from rlpapers import Library, export
+from rlpapers.model import Paper
 
 from .conftest import SEEDS, run
 
@@ -169,3 +173,52 @@ def test_the_table_is_drawn_in_chunks_so_a_long_listing_starts_at_once(monkeypat
     assert [t.row_count for t in tables] == [7] * 5 + [5]
     assert tables[0].show_header and not any(t.show_header for t in tables[1:])
     assert len({t.columns[0].width for t in tables}) == 1
+
+
+# --- Markdown: no raw HTML, no links but http(s) and DOIs ------------------------------------------
+
+HOSTILE_ABSTRACT = (
+    "We show <script>alert(1)</script> and [click](javascript:alert(2)) and "
+    "<javascript:alert(3)> and \\<img src=x onerror=alert(4)> and ![i](data:x) and *emphasis*."
+)
+
+
+def _markdown_tokens(text: str) -> list:
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(text)
+    return [child for t in tokens for child in (t.children or [t])]
+
+
+def test_markdown_escapes_raw_html_and_neutralises_links_in_abstracts():
+    paper = Paper(id="x", key="k", title="T", abstract=HOSTILE_ABSTRACT, url="javascript:alert(5)")
+    text = export([paper], "markdown")
+    tokens = _markdown_tokens(text)
+    assert not [t for t in tokens if t.type.startswith(("html", "link", "image"))]
+    html = MarkdownIt("commonmark").render(text)
+    assert "<script" not in html and "<img" not in html and "javascript:alert(5)" in html
+    assert "<em>emphasis</em>" in html  # the abstract's own emphasis is kept
+
+
+@pytest.mark.parametrize(
+    ("url", "href"),
+    [
+        ("https://arxiv.org/abs/2510.11696", "https://arxiv.org/abs/2510.11696"),
+        ("doi:10.48550/arXiv.2510.11696", "https://doi.org/10.48550/arXiv.2510.11696"),
+        ("javascript:alert(1)", None),
+        ("data:text/html,<b>x</b>", None),
+        ("http://a.example/<script>", None),
+    ],
+)
+def test_markdown_links_only_http_and_doi(url, href):
+    text = export([Paper(id="x", key="k", title="T", abstract="A.", url=url)], "markdown")
+    links = [t.attrs.get("href") for t in _markdown_tokens(text) if t.type == "link_open"]
+    assert links == ([href] if href else [])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab <>[]()\\!:&/*_`#")), max_size=80))
+def test_no_abstract_becomes_html_or_a_link_in_markdown(abstract):
+    paper = Paper(id="x", key="k", title="T", abstract=abstract.strip() or "a")
+    tokens = _markdown_tokens(export([paper], "markdown"))
+    assert not [t for t in tokens if t.type.startswith(("html", "link", "image"))]

@@ -9,6 +9,9 @@ from ..errors import ExportError
 from ..model import Paper
 
 _INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>|#])")
+# What turns an abstract's text into HTML or a link: raw HTML and autolinks start with "<",
+# links and images with "[". Backslashes just before one are doubled so the escape holds.
+_MARKUP = re.compile(r"(\\*)([<\[\]])")
 _BLOCK_START = re.compile(r"^(\s*)([#>+\-*=]|\d+[.)])(?=\s|$)")
 
 
@@ -25,16 +28,38 @@ def inline(text: str) -> str:
     return _INLINE_SPECIALS.sub(r"\\\1", " ".join(text.split()))
 
 
+def prose(text: str) -> str:
+    """An abstract as Markdown: its emphasis and maths kept, but no raw HTML and no links."""
+    return _MARKUP.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)
+
+
 def _section(paper: Paper) -> str:
     meta = [inline(paper.author_text)]
     meta += [inline(" · ".join(paper.categories)), inline(paper.topic), f"`{paper.key}`"]
     if paper.year:
         meta.append(str(paper.year))
     lines = [f"## {inline(paper.title)}", "", " — ".join(m for m in meta if m), ""]
-    lines.append(_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), paper.abstract))
-    if paper.first_link:
-        lines += ["", f"<{paper.first_link}>"]
+    lines.append(_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), prose(paper.abstract)))
+    link = safe_link(paper.first_link)
+    if link:
+        lines += ["", link]
     return "\n".join(lines) + "\n"
+
+
+_SAFE_URL = re.compile(r"https?://[^\s<>\\\x00-\x1f\x7f]+", re.IGNORECASE)
+_DOI = re.compile(r"(?:doi:|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)", re.IGNORECASE)
+
+
+def safe_link(url: str) -> str:
+    """``url`` as an autolink if it is http(s) or a DOI; any other scheme (``javascript:``,
+    ``data:``) is shown as plain text, never as a link."""
+    url = url.strip()
+    if _SAFE_URL.fullmatch(url):
+        return f"<{url}>"
+    doi = _DOI.fullmatch(url)
+    if doi and not re.search(r"[<>\\]", doi.group(1)):
+        return f"<https://doi.org/{doi.group(1)}>"
+    return inline(url)
 
 
 def _table(papers: Iterable[Paper]) -> str:
