@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -222,3 +223,64 @@ def test_no_abstract_becomes_html_or_a_link_in_markdown(abstract):
     paper = Paper(id="x", key="k", title="T", abstract=abstract.strip() or "a")
     tokens = _markdown_tokens(export([paper], "markdown"))
     assert not [t for t in tokens if t.type.startswith(("html", "link", "image"))]
+
+
+# --- queries: bounded time, clear errors -----------------------------------------------------------
+
+
+def _many_words_corpus(folder, words: int = 1500):
+    """A small corpus whose abstracts hold ``words`` distinct words w0000, w0001, …"""
+    folder.mkdir()
+    blocks = [
+        "Synthetic\n",
+        *(
+            " ".join(f"w{i:04d}" for i in range(start, start + 100)) + " policy gradient."
+            for start in range(0, words, 100)
+        ),
+    ]
+    (folder / "many.txt").write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("length", [10_000, 100_000])
+def test_a_huge_one_word_query_is_refused_at_once_with_its_position(length):
+    run("list", "-f", "ids")  # the index exists: only the query is timed
+    started = time.monotonic()
+    result = run("search", "a" * length, code=2)
+    assert time.monotonic() - started < 2
+    assert result.stderr == (
+        f"error: invalid query at character 1001: the query is {length:,} characters long; "
+        "the most is 1,000\n"
+    )
+
+
+def test_wildcards_and_ranges_that_stand_for_too_many_words_are_refused(tmp_path):
+    corpus = _many_words_corpus(tmp_path / "corpus")
+    assert len(run("-c", corpus, "search", "w00*", "-f", "ids").stdout.split()) == 1
+    for query, message in [
+        ("w*", "character 1: 'w*' matches more than 1,000 words"),
+        ("policy *0*", "character 8: '*0*' matches more than 1,000 words"),
+        ("abstract:[a TO z]", "character 10: the range [a TO z] matches more than 1,000 words"),
+        ("*", "'*' alone matches every word"),
+    ]:
+        started = time.monotonic()
+        result = run("-c", corpus, "search", query, code=2)
+        assert message in result.stderr, result.stderr
+        assert time.monotonic() - started < 2
+
+
+def test_fuzzy_terms_are_bounded():
+    run("list", "-f", "ids")
+    assert "at most 2 edits" in run("search", "entropy~5", code=2).stderr
+    keys = run("search", "entropi~", "-f", "ids").stdout.split()
+    assert keys == run("search", "entropy", "-f", "ids").stdout.split()[: len(keys)]
+    started = time.monotonic()
+    run("search", "a" * 990 + "~2", code=1)  # Whoosh's own fuzzy term took minutes
+    assert time.monotonic() - started < 2
+
+
+def test_not_not_is_a_clear_query_error_not_a_whoosh_crash():
+    result = run("search", "NOT", "NOT", "entropy", code=2)
+    assert result.stderr == (
+        "error: invalid query at character 1: 'NOT NOT' cancels out: write the term alone\n"
+    )

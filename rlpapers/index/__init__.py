@@ -27,7 +27,7 @@ from ..corpus import Filters
 from ..errors import IndexNotice, QueryError, RlpapersError
 from ..model import Hit, Paper
 from ..store import Store
-from .query import is_plain, parse, plain_words
+from .query import check_expansions, is_plain, parse, plain_words
 from .snippets import make_snippet, proximity_factor, query_terms
 from .view import Progress, View
 
@@ -116,6 +116,7 @@ class Index:
         if sort not in SORTS:
             raise QueryError(f"unknown sort {sort!r} (use one of: {', '.join(SORTS)})")
         parsed, lexemes = parse(query, self.opened.ix.schema)
+        check_expansions(parsed, self.searcher.reader(), query)
         phrase = self._phrase_terms(lexemes)
         fetch: int | None = None  # every match: filters, other orders and --all need them all
         if limit is not None and not filters and sort == "score":
