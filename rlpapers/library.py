@@ -113,10 +113,14 @@ class Library:
         limit: int | None = 10,
         filters: Filters | None = None,
         sort: str = "score",
+        snippets: bool = True,
     ) -> list[Hit]:
-        """Ranked hits; raises ``QueryError`` (with a position) for a malformed query."""
+        """Ranked hits; raises ``QueryError`` (with a position) for a malformed query.
+        ``snippets=False`` skips building the hits' snippets."""
         index = self.index
-        return index.healing(lambda: index.search(query, limit=limit, filters=filters, sort=sort))
+        return index.healing(
+            lambda: index.search(query, limit=limit, filters=filters, sort=sort, snippets=snippets)
+        )
 
     def suggest(self, query: str) -> str | None:
         """A spelling suggestion for a query that found nothing, or None."""

@@ -343,18 +343,20 @@ def search(
     """
     lib = library(ctx)
     text = " ".join(query)
+    fmt = fmt_of(format)
     hits = lib.search(
         text,
         limit=None if all_ else limit,
         filters=filters_of(category, author, topic, source),
         sort=sort.value,
+        snippets=render.shows_snippets(fmt),
     )
     if not hits:
         suggestion = lib.suggest(text)
         nothing_found(
             f'no papers match; did you mean "{suggestion}"?' if suggestion else "no papers match"
         )
-    render.hits(hits, fmt_of(format), show_scores=scores)
+    render.hits(hits, fmt, show_scores=scores)
 
 
 @app.command()
@@ -520,7 +522,7 @@ def select_for_export(
         found = lib.find(refs)
         return (filters.apply(found.papers) if filters else found.papers), found.unknown
     if query:
-        hits = lib.search(" ".join(query), limit=None, filters=filters or None)
+        hits = lib.search(" ".join(query), limit=None, filters=filters or None, snippets=False)
         return [hit.paper for hit in hits], []
     return lib.select(filters or None), []
 

@@ -178,6 +178,11 @@ def _detail_fields(paper: Paper) -> list[tuple[str, str]]:
 # --- hits --------------------------------------------------------------------------------------
 
 
+def shows_snippets(fmt: str) -> bool:
+    """Whether ``hits`` shows the snippets in this format (search skips them otherwise)."""
+    return fmt in ("table", "tsv", "json", "jsonl", "yaml")
+
+
 def hits(items: Sequence[Hit], fmt: str, show_scores: bool = False) -> None:
     if fmt == "table":
         _hits_table(items, show_scores)

@@ -109,8 +109,10 @@ class Index:
         limit: int | None = 10,
         filters: Filters | None = None,
         sort: str = "score",
+        snippets: bool = True,
     ) -> list[Hit]:
-        """Ranked hits for ``query``; ``limit=None`` returns them all. Raises ``QueryError``."""
+        """Ranked hits for ``query``; ``limit=None`` returns them all. Raises ``QueryError``.
+        ``snippets=False`` leaves them out (hits whose snippets will not be shown)."""
         from whoosh.query.qcore import QueryError as WhooshQueryError
 
         if sort not in SORTS:
@@ -133,7 +135,7 @@ class Index:
                 ((p, s * proximity_factor(p, phrase)) for p, s in hits), key=lambda h: -h[1]
             )
         hits = _sorted(hits, sort)
-        terms = query_terms(parsed, self.searcher.reader())
+        terms = query_terms(parsed, self.searcher.reader()) if snippets else None
         return [
             _hit(paper, score, rank, terms) for rank, (paper, score) in enumerate(hits[:limit], 1)
         ]
@@ -228,7 +230,9 @@ def _sorted(hits: list[tuple[Paper, float]], sort: str) -> list[tuple[Paper, flo
     return hits
 
 
-def _hit(paper: Paper, score: float, rank: int, terms: set[str]) -> Hit:
+def _hit(paper: Paper, score: float, rank: int, terms: set[str] | None) -> Hit:
+    if terms is None:
+        return Hit(paper, score, rank)
     snippet, spans = make_snippet(paper.abstract, terms)
     return Hit(paper, score, rank, snippet, spans)
 

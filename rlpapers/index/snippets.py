@@ -57,12 +57,23 @@ def _matches(text: str, terms: set[str]) -> list[tuple[int, int, str]]:
 
 
 def _best_start(matches: list[tuple[int, int, str]]) -> int:
-    """Start of the window of WIDTH characters covering the most distinct matched terms."""
+    """Start of the window of WIDTH characters covering the most distinct matched terms.
+
+    One pass with two pointers over the matches (in text order): linear in their number. It was
+    quadratic, and an abstract of 8,000 repeated phrases took 2.7 s.
+    """
     best, best_count = matches[0][0], 0
-    for i, (start, _, _) in enumerate(matches):
-        distinct = {term for s, _, term in matches[i:] if s < start + WIDTH - LEAD}
-        if len(distinct) > best_count:
-            best, best_count = start, len(distinct)
+    counts: dict[str, int] = {}
+    right = 0
+    for start, _, term in matches:
+        while right < len(matches) and matches[right][0] < start + WIDTH - LEAD:
+            counts[matches[right][2]] = counts.get(matches[right][2], 0) + 1
+            right += 1
+        if len(counts) > best_count:
+            best, best_count = start, len(counts)
+        counts[term] -= 1  # the window moves past this match
+        if not counts[term]:
+            del counts[term]
     return best
 
 
