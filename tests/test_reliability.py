@@ -337,3 +337,41 @@ def test_snippets_are_built_only_for_formats_that_show_them(monkeypatch):
     assert built == []
     run("search", "policy", "-f", "json", "-n", "3")
     assert len(built) == 3  # the printed hits only
+
+
+# --- --ids lists ---------------------------------------------------------------------------------
+
+
+def test_a_100k_line_ids_list_is_streamed_and_each_reference_read_once(tmp_path):
+    ids = run("list", "-f", "ids").stdout.split()
+    keys = run("list", "-f", "tsv").stdout.splitlines()  # tsv lines give their first field
+    listing = tmp_path / "ids.txt"
+    listing.write_text("\n".join((ids + [k.upper() for k in keys]) * 1250) + "\n")  # 100k lines
+    started = time.monotonic()
+    out = run("export", "--ids", listing, "-f", "ids").stdout.split()
+    assert time.monotonic() - started < 5  # 106 s and 1 GB at 100k lines of 10k papers
+    assert out == ids  # each paper once, in the list's order
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"qerl\n\x7fELF\x02\x01\x01\x00\x00\x00", "ids.txt:2: a NUL byte"),
+        (b"qerl\npcl\xff\xfe\n", "ids.txt:2: not UTF-8 (byte 0xff)"),
+        ("qerl\n".encode("utf-16-be"), "ids.txt:1: a NUL byte"),  # UTF-16 without a BOM
+    ],
+)
+def test_a_binary_or_undecodable_ids_list_is_exit_2_naming_the_line(tmp_path, content, message):
+    listing = tmp_path / "ids.txt"
+    listing.write_bytes(content)
+    result = run("export", "--ids", listing, code=2)
+    assert message in result.stderr and result.stderr.count("\n") == 1
+    assert message in run("export", "--ids", "-", input=content, code=2).stderr.replace(
+        "<stdin>", "ids.txt"
+    )
+
+
+def test_a_utf16_ids_list_with_a_bom_is_read(tmp_path):
+    listing = tmp_path / "ids.txt"
+    listing.write_text("qerl\r\npcl\r\n", encoding="utf-16")  # PowerShell's `>` writes this
+    assert len(run("export", "--ids", listing, "-f", "ids").stdout.split()) == 2

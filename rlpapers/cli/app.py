@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Iterator
 from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -234,7 +235,7 @@ def show(
     Unknown references are named on stderr (with the closest key) and the exit code is 1; the
     papers that were found are still shown.
     """
-    found = library(ctx).find(expand_refs(refs))
+    found = library(ctx).find(list(expand_refs(refs)))
     if found.papers:
         render.detail(found.papers, fmt_of(format))
     fail_on_unknown(found.unknown)
@@ -253,22 +254,12 @@ def fail_on_unknown(unknown: list[tuple[str, str | None]]) -> None:
     raise typer.Exit(ExitCode.NOT_FOUND)
 
 
-def expand_refs(refs: list[str]) -> list[str]:
+def expand_refs(refs: list[str]) -> Iterator[str]:
     """Arguments with '-' replaced by the ids or keys read from stdin, one per line."""
-    out: list[str] = []
+    from ..refs import read_refs
+
     for ref in refs:
-        out.extend(read_refs(sys.stdin) if ref == "-" else [ref])
-    return out
-
-
-def read_refs(stream: Any) -> list[str]:
-    """Ids or keys, one per line; blank lines and '#' comments skipped; a tsv line gives its first field."""
-    refs = []
-    for line in stream.read().splitlines():
-        field = line.split("\t", 1)[0].strip()
-        if field and not field.startswith("#"):
-            refs.append(field)
-    return refs
+        yield from read_refs(sys.stdin.buffer) if ref == "-" else [ref]
 
 
 @app.command()
@@ -518,8 +509,8 @@ def select_for_export(
 ) -> tuple[list[Any], list[tuple[str, str | None]]]:
     """The papers to export, and the --ids entries that named none."""
     if ids is not None:
-        refs = read_refs(sys.stdin) if ids == "-" else _read_ref_file(ids)
-        found = lib.find(refs)
+        refs = expand_refs(["-"]) if ids == "-" else _ref_file(ids)
+        found = lib.find(list(refs))
         return (filters.apply(found.papers) if filters else found.papers), found.unknown
     if query:
         hits = lib.search(" ".join(query), limit=None, filters=filters or None, snippets=False)
@@ -527,11 +518,13 @@ def select_for_export(
     return lib.select(filters or None), []
 
 
-def _read_ref_file(path: str) -> list[str]:
+def _ref_file(path: str) -> Iterator[str]:
     from ..errors import InputError
+    from ..refs import read_refs
 
     try:
-        with open(path, encoding="utf-8-sig") as handle:
-            return read_refs(handle)
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, after the last line
     except OSError as error:
         raise InputError(f"cannot read --ids file {path}: {error.strerror}") from None
+    with handle:
+        yield from read_refs(handle, path)
