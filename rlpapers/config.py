@@ -85,7 +85,8 @@ def resolve(corpus: list[Path] | None = None, index_dir: Path | None = None) -> 
     cfg = read_config(cfg_path)
     origin: dict[str, str] = {}
     paths, origin["corpus"] = _corpus_paths(corpus, cfg, cfg_path)
-    index, origin["index_dir"] = _index_dir(index_dir, cfg, paths)
+    index, origin["index_dir"] = _index_dir(index_dir, cfg, paths, cfg_path)
+    check_index_dir(index)
     return Settings(tuple(paths), index, cfg_path, data_root(), origin)
 
 
@@ -96,32 +97,52 @@ def _corpus_paths(
         return [Path(p).expanduser() for p in option], "--corpus"
     env = os.environ.get("RLPAPERS_CORPUS")
     if env:
-        return [Path(p).expanduser() for p in env.split(os.pathsep) if p], "RLPAPERS_CORPUS"
+        paths = [Path(p).expanduser() for p in env.split(os.pathsep) if p]
+        if not paths:
+            raise CorpusError(f"RLPAPERS_CORPUS={env!r} names no path")
+        return paths, "RLPAPERS_CORPUS"
     if "corpus" in cfg:
         value = cfg["corpus"]
         items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-            raise CorpusError(f"{cfg_path}: 'corpus' must be a path or a list of paths")
+        if not isinstance(items, list) or not all(isinstance(i, str) and i for i in items):
+            raise ParseError(
+                "'corpus' must be a path or a list of paths",
+                str(cfg_path),
+                setting_line(cfg_path, "corpus"),
+            )
+        if not items:
+            raise ParseError(
+                "'corpus' names no path", str(cfg_path), setting_line(cfg_path, "corpus")
+            )
         base = cfg_path.parent
         return [(base / Path(i).expanduser()) for i in items], str(cfg_path)
     return [bundled_seeds()], "bundled seeds"
 
 
-def _index_dir(option: Path | None, cfg: dict[str, Any], corpus: list[Path]) -> tuple[Path, str]:
+def _index_dir(
+    option: Path | None, cfg: dict[str, Any], corpus: list[Path], cfg_path: Path
+) -> tuple[Path, str]:
     """The corpus's own folder inside the chosen index folder: corpora that share an index
     folder keep one index each."""
-    base, origin = _index_base(option, cfg)
+    base, origin = _index_base(option, cfg, cfg_path)
     return base / corpus_fingerprint(corpus), origin
 
 
-def _index_base(option: Path | None, cfg: dict[str, Any]) -> tuple[Path, str]:
+def _index_base(option: Path | None, cfg: dict[str, Any], cfg_path: Path) -> tuple[Path, str]:
     if option:
         return Path(option).expanduser(), "--index-dir"
     env = os.environ.get("RLPAPERS_INDEX_DIR")
     if env:
         return Path(env).expanduser(), "RLPAPERS_INDEX_DIR"
     if "index_dir" in cfg:
-        return Path(str(cfg["index_dir"])).expanduser(), "config file"
+        value = cfg["index_dir"]
+        if not isinstance(value, str) or not value.strip():
+            raise ParseError(
+                f"'index_dir' must be one path, not {value!r}",
+                str(cfg_path),
+                setting_line(cfg_path, "index_dir"),
+            )
+        return Path(value).expanduser(), "config file"
     return cache_root() / "index", "cache folder"
 
 
@@ -129,3 +150,34 @@ def corpus_fingerprint(paths: list[Path]) -> str:
     """A folder name that differs for each set of corpus paths."""
     joined = "\n".join(sorted(str(p.resolve()) for p in paths))
     return hashlib.sha1(joined.encode("utf-8")).hexdigest()[:12]
+
+
+def setting_line(path: Path, name: str) -> int | None:
+    """The line of the config file where the setting ``name`` is, for error messages."""
+    import yaml
+
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next((k.start_mark.line + 1 for k, _ in node.value if k.value == name), None)
+
+
+def check_index_dir(path: Path) -> None:
+    """Fail at once, with one clear line, when the index folder cannot be created or written
+    (``/proc/self``, a file, a read-only folder): writing it later could wait for a lock that
+    can never be taken. Nothing is written: the nearest existing folder is only looked at."""
+    from .errors import IndexFolderError
+
+    existing = path
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        reason = f"{existing} is a file, not a folder"
+    elif not os.access(existing, os.W_OK | os.X_OK):
+        reason = f"{existing} is not writable"
+    else:
+        return
+    raise IndexFolderError(f"cannot write the record store in {path}: {reason}")

@@ -10,6 +10,7 @@ naming the line, not a crash.
 from __future__ import annotations
 
 import codecs
+import io
 import itertools
 from collections.abc import Iterable, Iterator
 from typing import IO
@@ -22,6 +23,15 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 def read_refs(stream: IO[bytes], source: str = "<stdin>") -> Iterator[str]:
     """The distinct references of ``stream``, in their order."""
     return unique(refs_of_lines(_lines(stream, source)))
+
+
+def binary(stream: IO[str] | IO[bytes]) -> IO[bytes]:
+    """The bytes under a text stream (``sys.stdin.buffer``); a text-only stream (``StringIO``)
+    is encoded as UTF-8."""
+    if isinstance(stream, io.TextIOBase):
+        buffer = getattr(stream, "buffer", None)
+        return buffer if buffer is not None else io.BytesIO(stream.read().encode("utf-8"))
+    return stream  # type: ignore[return-value]
 
 
 def refs_of_lines(lines: Iterable[str]) -> Iterator[str]:

@@ -375,3 +375,48 @@ def test_a_utf16_ids_list_with_a_bom_is_read(tmp_path):
     listing = tmp_path / "ids.txt"
     listing.write_text("qerl\r\npcl\r\n", encoding="utf-16")  # PowerShell's `>` writes this
     assert len(run("export", "--ids", listing, "-f", "ids").stdout.split()) == 2
+
+
+# --- configuration ------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
+def test_an_unusable_index_folder_fails_at_once_with_exit_2(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("")
+    for folder, reason in [
+        ("/proc/self", "/proc/self is not writable"),
+        (tmp_path / "file", "file is a file, not a folder"),
+    ]:
+        monkeypatch.setenv("RLPAPERS_INDEX_DIR", str(folder))
+        started = time.monotonic()
+        result = run("list", code=2)
+        assert time.monotonic() - started < 2  # /proc/self waited up to 900 s for a lock
+        assert result.stderr.startswith(f"error: cannot write the record store in {folder}")
+        assert reason in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_a_corpus_variable_naming_no_path_is_exit_2(monkeypatch):
+    monkeypatch.setenv("RLPAPERS_CORPUS", os.pathsep * 2)
+    assert (
+        run("list", code=2).stderr == f"error: RLPAPERS_CORPUS='{os.pathsep * 2}' names no path\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("corpus: []\nindex_dir: [a, b]\n", ":1: 'corpus' names no path"),
+        ("# mine\nindex_dir: [a, b]\n", ":2: 'index_dir' must be one path, not ['a', 'b']"),
+        ("index_dir:\n", ":1: 'index_dir' must be one path, not None"),
+        ("corpus: [a, 3]\n", ":1: 'corpus' must be a path or a list of paths"),
+    ],
+)
+def test_a_config_setting_of_the_wrong_shape_is_exit_2_naming_file_and_line(
+    isolated, monkeypatch, text, message
+):
+    monkeypatch.delenv("RLPAPERS_INDEX_DIR")
+    monkeypatch.chdir(isolated)
+    config = isolated / "config.yaml"
+    config.write_text(text)
+    assert run("list", code=2).stderr == f"error: {config}{message}\n"
+    assert not (isolated / "['a', 'b']").exists()

@@ -256,10 +256,10 @@ def fail_on_unknown(unknown: list[tuple[str, str | None]]) -> None:
 
 def expand_refs(refs: list[str]) -> Iterator[str]:
     """Arguments with '-' replaced by the ids or keys read from stdin, one per line."""
-    from ..refs import read_refs
+    from ..refs import binary, read_refs
 
     for ref in refs:
-        yield from read_refs(sys.stdin.buffer) if ref == "-" else [ref]
+        yield from read_refs(binary(sys.stdin)) if ref == "-" else [ref]
 
 
 @app.command()
