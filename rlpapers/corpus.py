@@ -18,22 +18,40 @@ def corpus_files(paths: Iterable[Path]) -> list[Path]:
     Only regular files are read, so no command can hang on a FIFO or a device: inside a folder,
     anything else named ``*.txt`` (a FIFO, socket, device, folder, dangling symlink or symlink
     loop) is skipped with a ``ParseWarning``; a path given by itself must be a file or a folder.
+    A file whose path is not valid UTF-8 is skipped too: the record store keeps paths as text.
     """
     files: dict[Path, None] = {}
     for path in paths:
         if path.is_dir():
-            found = [file for file in sorted(path.glob("*.txt")) if _regular_in_folder(file)]
+            found = [
+                file
+                for file in sorted(path.glob("*.txt"))
+                if _regular_in_folder(file) and _utf8_path(file)
+            ]
             if not found:
                 warnings.warn(ParseWarning(f"{path}: no *.txt files in this folder"), stacklevel=2)
             for file in found:
                 files[file] = None
         elif path.is_file():
-            files[path] = None
+            if _utf8_path(path):
+                files[path] = None
         elif path.exists():
             raise CorpusError(f"corpus path is not a regular file or a folder: {path}")
         else:
             raise CorpusError(f"corpus path does not exist: {path}")
     return list(files)
+
+
+def _utf8_path(file: Path) -> bool:
+    try:
+        str(file.resolve()).encode("utf-8")
+    except UnicodeEncodeError:
+        from .parse.text import valid_unicode
+
+        shown = valid_unicode(str(file))
+        warnings.warn(ParseWarning(f"{shown}: the path is not valid UTF-8; skipped"), stacklevel=3)
+        return False
+    return True
 
 
 def _regular_in_folder(file: Path) -> bool:

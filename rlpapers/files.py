@@ -50,7 +50,9 @@ def save(text: str, path: Path, force: bool = False) -> None:
 
 def encode(text: str) -> bytes:
     """UTF-8, always valid: lone surrogates (undecodable bytes of a file name) become U+FFFD."""
-    return text.encode("utf-8", "replace")
+    from .parse.text import valid_unicode
+
+    return valid_unicode(text).encode("utf-8")
 
 
 def _replace(target: Path, data: bytes, shown: Path, mode: int | None) -> None:
@@ -105,7 +107,7 @@ def write_stdout(text: str, stream: IO[str] | None = None) -> None:
             buffer.write(encode(text))
             buffer.flush()
         else:
-            stream.write(text.encode("utf-8", "replace").decode("utf-8"))
+            stream.write(encode(text).decode("utf-8"))
             stream.flush()
     except BrokenPipeError:
         raise

@@ -6,6 +6,7 @@ Each test here is one row of docs/reliability.md.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import socket
@@ -420,3 +421,34 @@ def test_a_config_setting_of_the_wrong_shape_is_exit_2_naming_file_and_line(
     config.write_text(text)
     assert run("list", code=2).stderr == f"error: {config}{message}\n"
     assert not (isolated / "['a', 'b']").exists()
+
+
+# --- odd text and names --------------------------------------------------------------------------
+
+
+def test_a_form_feed_inside_a_line_is_whitespace_and_between_lines_a_page_break():
+    from rlpapers.parse import parse_text
+
+    abstract = "We study reward shaping in offline reinforcement learning and show gains."
+    text = f"Topic\n\nRobotics · Planning\n\nAda Lovelace\n\n{abstract.replace(' ', chr(12), 2)}\n"
+    (paper,) = parse_text(text)
+    assert paper.categories == ("Robotics", "Planning") and paper.authors == ("Ada Lovelace",)
+    assert paper.abstract == abstract
+    two = parse_text(f"{abstract}\n\f{abstract.replace('We', 'They')}\n")
+    assert len(two) == 2
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="needs byte file names")
+def test_output_is_valid_utf8_when_a_file_name_is_not(tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SEEDS, corpus)
+    name = os.fsdecode(b"caf\xe9.txt")
+    (corpus / name).write_text((SEEDS / "003_9c520f58a50b3392.txt").read_text() + "\nMore.\n")
+    proc = _cli("parse", corpus / name, "-f", "json")  # parsed on its own: named with U+FFFD
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.decode("utf-8"))[0]["source"] == "caf\ufffd.txt"
+    for args in (["list", "-f", "json"], ["config", "-f", "json"]):  # in a corpus: skipped
+        proc = _cli("--corpus", corpus, *args)
+        assert proc.returncode == 0, proc.stderr
+        proc.stdout.decode("utf-8")  # raises on invalid UTF-8
+        assert "caf\ufffd.txt: the path is not valid UTF-8; skipped" in proc.stderr.decode()

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..errors import ParseError, ParseWarning
 from ..model import Paper
 from .blocks import Block, join_lines, split_blocks, vocabulary
-from .text import clean, decode
+from .text import clean, decode, valid_unicode
 
 # names and roles compile many patterns; they are imported when a file is actually parsed, so
 # that a warm run (which parses nothing) does not pay for them.
@@ -29,7 +29,7 @@ from .text import clean, decode
 __all__ = ["PARSER_VERSION", "parse_bytes", "parse_file", "parse_text", "paper_id", "normalise"]
 
 #: Bump when parsing gives different records for the same bytes: cached parses are then redone.
-PARSER_VERSION = "2"
+PARSER_VERSION = "3"
 
 _URL = re.compile(r"https?://[^\s<>\"'{}|\\^`\]]+")
 _SPACE = re.compile(r"\s+")
@@ -62,6 +62,7 @@ def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) 
     when a file is re-read after an edit.
     """
     text = clean(text)
+    source = valid_unicode(source)  # a file name that is not UTF-8 still prints as UTF-8
     blocks = split_blocks(text)
     if not blocks:
         warnings.warn(ParseWarning(f"{source}: empty file, no records"), stacklevel=2)

@@ -12,6 +12,9 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 # C0/C1 controls other than tab and the newline family; they come from PDF copy-paste.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x84\x86-\x9f]")
 _HIGH_RUN = re.compile(rb"[\x80-\xff]+")
+# A form feed at the start or end of a line is a page break (a paragraph break); inside a line
+# it is only whitespace, and must not cut "reward\fshaping" into two paragraphs.
+_PAGE_BREAK = re.compile(r"^[ \t]*\f+|\f+[ \t]*$", re.MULTILINE)
 
 
 def decode(data: bytes, source: str = "") -> str:
@@ -57,9 +60,18 @@ def _looks_like_gb(data: bytes) -> bool:
     return bool(runs) and all(len(run) % 2 == 0 for run in runs)
 
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(text: str) -> str:
+    """``text`` with lone surrogates (the undecodable bytes of a file name, as Python reads
+    them) replaced by U+FFFD, so it always encodes to valid UTF-8."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
 def clean(text: str) -> str:
     """Normalise newlines to ``\\n`` and replace stray control characters with spaces."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace("\u2028", "\n").replace("\u2029", "\n\n").replace("\x85", "\n")
-    text = text.replace("\f", "\n\n").replace("\ufeff", "")
+    text = _PAGE_BREAK.sub("\n\n", text).replace("\f", " ").replace("\ufeff", "")
     return _CONTROL.sub(" ", text)
