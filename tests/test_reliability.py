@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from rlpapers import Library, export
+from rlpapers.errors import ParseWarning
 from rlpapers.model import Paper
 
 from .conftest import SEEDS, run
@@ -452,3 +453,62 @@ def test_output_is_valid_utf8_when_a_file_name_is_not(tmp_path):
         assert proc.returncode == 0, proc.stderr
         proc.stdout.decode("utf-8")  # raises on invalid UTF-8
         assert "caf\ufffd.txt: the path is not valid UTF-8; skipped" in proc.stderr.decode()
+
+
+# --- decoding ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", ["000_eda7530d3ab384ed.txt", "003_9c520f58a50b3392.txt"])
+def test_a_gb18030_copy_of_a_seed_decodes_like_the_original(seed):
+    from rlpapers.parse import parse_bytes
+
+    text = (SEEDS / seed).read_text(encoding="utf-8")
+    original = parse_bytes(text.encode("utf-8"), seed)
+    copy = parse_bytes(text.encode("gb18030"), seed)
+    assert len(copy) == 20 and copy == original  # was 21 records of cp1252 mojibake
+    assert copy[0].topic in ("强化学习", "论文检索")
+    assert all("·" not in c for p in copy for c in p.categories)  # the separator survived
+
+
+def test_latin_text_in_cp1252_is_still_read_as_such():
+    from rlpapers.parse import parse_bytes
+
+    text = (
+        "Robotique\n\nPlanification · Contrôle\n\nJosé Müller, François Aichmüller\n\n"
+        "Nous étudions la récompense façonnée pour l'apprentissage par renforcement — naïve.\n"
+    )
+    (paper,) = parse_bytes(text.encode("cp1252"), "latin.txt")
+    assert paper.authors == ("José Müller", "François Aichmüller")
+    assert paper.categories == ("Planification", "Contrôle") and paper.abstract.endswith("naïve.")
+
+
+def test_utf8_with_a_stray_byte_is_utf8_with_a_warning_naming_the_line():
+    from rlpapers.parse import parse_bytes
+
+    data = (SEEDS / "003_9c520f58a50b3392.txt").read_bytes()
+    cut = data.index(b"\n", 5000) + 1
+    damaged = data[:cut] + b"stray \xff byte\n" + data[cut:]
+    line = damaged[:cut].count(b"\n") + 1
+    with pytest.warns(ParseWarning, match=rf"invalid UTF-8 replaced with U\+FFFD on line {line}$"):
+        papers = parse_bytes(damaged, "damaged.txt")
+    assert papers[0].topic == "论文检索" and len(papers) == 20  # not cp1252 mojibake
+    assert sum("\ufffd" in p.abstract for p in papers) == 1
+
+
+def test_an_explicit_encoding_always_wins(tmp_path):
+    gb = tmp_path / "gb.txt"
+    gb.write_bytes((SEEDS / "000_eda7530d3ab384ed.txt").read_text("utf-8").encode("gb18030"))
+    topic = run("parse", gb, "-f", "json").stdout
+    assert json.loads(topic)[0]["topic"] == "强化学习"
+    forced = json.loads(run("--encoding", "cp1252", "parse", gb, "-f", "json").stdout)
+    assert forced[0]["topic"] == "Ç¿»¯Ñ§Ï°"
+    assert "not valid utf-8" in run("--encoding", "utf-8", "parse", gb, code=2).stderr
+    assert "unknown encoding 'klingon'" in run("--encoding", "klingon", "parse", gb, code=2).stderr
+
+
+def test_legacy_detection_is_bounded_on_a_50mb_line():
+    from rlpapers.parse.text import decode
+
+    started = time.monotonic()
+    text = decode(b"a" * 50_000_000 + "é".encode("cp1252"), "long.txt")
+    assert text.endswith("é") and time.monotonic() - started < 15

@@ -154,6 +154,13 @@ def library(ctx: typer.Context) -> Any:
         from ..config import resolve
         from ..library import Library
 
+        if obj.get("encoding"):
+            from ..errors import InputError
+
+            raise InputError(
+                "--encoding applies to `rlpapers parse` for now; a corpus file's encoding "
+                "cannot be set yet (save it as UTF-8)"
+            )
         settings = resolve(obj.get("corpus"), obj.get("index_dir"))
         obj["library"] = Library(settings=settings, progress=render.BuildProgress())
     return obj["library"]
@@ -162,6 +169,17 @@ def library(ctx: typer.Context) -> Any:
 def nothing_found(what: str = "no papers match") -> None:
     report(what, "note")
     raise typer.Exit(ExitCode.NOT_FOUND)
+
+
+def _checked_encoding(value: str | None) -> str | None:
+    import codecs
+
+    if value is not None:
+        try:
+            codecs.lookup(value)
+        except LookupError:
+            raise typer.BadParameter(f"unknown encoding {value!r}") from None
+    return value
 
 
 def _version(value: bool) -> None:
@@ -189,6 +207,15 @@ def main_options(
             help="Where to keep the search index. Default: $RLPAPERS_INDEX_DIR or the cache folder.",
         ),
     ] = None,
+    encoding: Annotated[
+        str | None,
+        typer.Option(
+            "--encoding",
+            help="The encoding of the files `parse` reads (a Python codec name such as gb18030 "
+            "or cp1252), instead of detecting it.",
+            callback=_checked_encoding,
+        ),
+    ] = None,
     version: Annotated[
         bool,
         typer.Option(
@@ -197,7 +224,7 @@ def main_options(
     ] = False,
 ) -> None:
     """Search, list and cite plain-text collections of reinforcement-learning paper abstracts."""
-    ctx.ensure_object(dict).update(corpus=corpus or None, index_dir=index_dir)
+    ctx.ensure_object(dict).update(corpus=corpus or None, index_dir=index_dir, encoding=encoding)
 
 
 # --- commands ----------------------------------------------------------------------------------
@@ -264,6 +291,7 @@ def expand_refs(refs: list[str]) -> Iterator[str]:
 
 @app.command()
 def parse(
+    ctx: typer.Context,
     file: Annotated[
         str, typer.Argument(help="A seed file to check, or '-' for stdin.", show_default=False)
     ],
@@ -273,7 +301,11 @@ def parse(
     from ..corpus import finish
     from ..parse import parse_bytes, parse_file
 
-    records = parse_bytes(sys.stdin.buffer.read()) if file == "-" else parse_file(file)
+    encoding = ctx.ensure_object(dict).get("encoding")
+    if file == "-":
+        records = parse_bytes(sys.stdin.buffer.read(), encoding=encoding)
+    else:
+        records = parse_file(file, encoding=encoding)
     if not records:
         nothing_found("no records")
     render.papers(finish(records), fmt_of(format))

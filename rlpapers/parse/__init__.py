@@ -36,8 +36,9 @@ _SPACE = re.compile(r"\s+")
 _BROKEN_WORD = re.compile(r"[^\W\d_]-[ \t]*\n")
 
 
-def parse_file(path: str | Path) -> list[Paper]:
-    """Parse one seed file. Raises ``ParseError`` naming the file if it cannot be read."""
+def parse_file(path: str | Path, encoding: str | None = None) -> list[Paper]:
+    """Parse one seed file. Raises ``ParseError`` naming the file if it cannot be read.
+    ``encoding`` (a Python codec name) overrides the detected encoding."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -45,14 +46,19 @@ def parse_file(path: str | Path) -> list[Paper]:
         raise ParseError("is a folder, not a file", str(path)) from None
     except OSError as exc:
         raise ParseError(exc.strerror or str(exc), str(path)) from None
-    return parse_bytes(data, source=path.name)
+    return parse_bytes(data, source=path.name, encoding=encoding)
 
 
 Titles = Mapping[str, tuple[str, str]]
 
 
-def parse_bytes(data: bytes, source: str = "<stdin>", titles: Titles | None = None) -> list[Paper]:
-    return parse_text(decode(data, source), source, titles)
+def parse_bytes(
+    data: bytes,
+    source: str = "<stdin>",
+    titles: Titles | None = None,
+    encoding: str | None = None,
+) -> list[Paper]:
+    return parse_text(decode(data, source, encoding), source, titles)
 
 
 def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) -> list[Paper]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from typing import Any
 
 from ..errors import ParseError
 from ..text import PARTICLES, fold  # noqa: F401  (re-exported for the parser)
@@ -11,17 +12,35 @@ from ..text import PARTICLES, fold  # noqa: F401  (re-exported for the parser)
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 # C0/C1 controls other than tab and the newline family; they come from PDF copy-paste.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x84\x86-\x9f]")
-_HIGH_RUN = re.compile(rb"[\x80-\xff]+")
 # A form feed at the start or end of a line is a page break (a paragraph break); inside a line
 # it is only whitespace, and must not cut "reward\fshaping" into two paragraphs.
 _PAGE_BREAK = re.compile(r"^[ \t]*\f+|\f+[ \t]*$", re.MULTILINE)
 
 
-def decode(data: bytes, source: str = "") -> str:
-    """Decode a corpus file: UTF-8 (with or without BOM), UTF-16 with BOM, GB18030, or cp1252.
+#: A file with valid UTF-8 multi-byte sequences is UTF-8 damaged in places, not a legacy file,
+#: when its invalid sequences are at most this share of its non-ASCII bytes (or just one).
+DAMAGED_UTF8 = 0.01
+_UTF8_MULTIBYTE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
+    rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
+)
+_ASCII = bytes(range(128))
+_HIGH_BYTE = re.compile(rb"[\x80-\xff]")
+SAMPLE = 256 * 1024
 
-    A file with NUL bytes and no UTF-16 BOM is binary and raises ``ParseError``.
+
+def decode(data: bytes, source: str = "", encoding: str | None = None) -> str:
+    """Decode a corpus file.
+
+    An explicit ``encoding`` always wins. Otherwise: UTF-16 with a BOM; UTF-8 (with or without
+    a BOM); UTF-8 damaged in places (valid multi-byte sequences and a few invalid bytes, under
+    ``DAMAGED_UTF8`` of its non-ASCII bytes: decoded with U+FFFD and a ``ParseWarning`` naming
+    the lines); else a legacy encoding, told apart by charset-normalizer (GB18030, cp1252 and
+    the like). A file with NUL bytes and no UTF-16 BOM is binary and raises ``ParseError``.
     """
+    if encoding:
+        return _decode_as(data, source, encoding)
     if data.startswith(_UTF16_BOMS):
         return _decode_utf16(data, source)
     if b"\x00" in data[:65536]:
@@ -31,20 +50,99 @@ def decode(data: bytes, source: str = "") -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         utf8_error = exc
-    if _looks_like_gb(data):
-        try:
-            return data.decode("gb18030")
-        except UnicodeDecodeError:
-            pass
+    damaged = _damaged_utf8(data, source)
+    if damaged is not None:
+        return damaged
+    legacy = _legacy(data)
+    if legacy is not None:
+        return legacy
+    line = data[: utf8_error.start].count(b"\n") + 1
+    raise ParseError(
+        f"cannot decode byte 0x{data[utf8_error.start]:02x}: not UTF-8 and no known encoding "
+        "fits; give the file's encoding",
+        source,
+        line,
+    )
+
+
+def _decode_as(data: bytes, source: str, encoding: str) -> str:
     try:
-        return data.decode("cp1252")
-    except UnicodeDecodeError:
-        line = data[: utf8_error.start].count(b"\n") + 1
+        codecs.lookup(encoding)
+    except LookupError:
+        raise ParseError(f"unknown encoding {encoding!r}", source) from None
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
         raise ParseError(
-            f"cannot decode byte 0x{data[utf8_error.start]:02x}: not UTF-8, GB18030 or cp1252",
-            source,
-            line,
+            f"byte 0x{data[exc.start]:02x} is not valid {encoding}", source, line
         ) from None
+    return text.removeprefix("\ufeff")
+
+
+def _damaged_utf8(data: bytes, source: str) -> str | None:
+    """UTF-8 with a few bad bytes, decoded with U+FFFD and a warning; None if it is not."""
+    import warnings
+
+    from ..errors import ParseWarning
+
+    if not _UTF8_MULTIBYTE.search(data):
+        return None  # no valid multi-byte sequence at all: a legacy single-byte file
+    non_ascii = len(data.translate(None, _ASCII))
+    text = data.decode("utf-8-sig", "replace")
+    bad = text.count("\ufffd") - data.count("\ufffd".encode())
+    if bad > max(1.0, non_ascii * DAMAGED_UTF8):
+        return None
+    lines = [
+        str(number)
+        for number, (raw, line) in enumerate(
+            zip(data.split(b"\n"), text.split("\n"), strict=False), 1
+        )
+        if line.count("\ufffd") > raw.count("\ufffd".encode())
+    ]
+    shown = ", ".join(lines[:10]) + (f" and {len(lines) - 10} more" if len(lines) > 10 else "")
+    message = f"{source}: invalid UTF-8 replaced with U+FFFD on line{'s' if len(lines) > 1 else ''} {shown}"
+    warnings.warn(ParseWarning(message), stacklevel=4)
+    return text
+
+
+def _legacy(data: bytes) -> str | None:
+    """The text in the legacy (non-UTF) encoding charset-normalizer finds likeliest, or None.
+
+    It is shown only the lines that hold non-ASCII bytes (at most ``SAMPLE`` bytes of them):
+    they carry all the evidence, English lines around a short Chinese header only drown it,
+    and the time stays bounded on a file of any size.
+    """
+    from charset_normalizer import from_bytes
+
+    sample = bytearray()
+    position = 0
+    while len(sample) < SAMPLE and (high := _HIGH_BYTE.search(data, position)):
+        start = max(data.rfind(b"\n", 0, high.start()) + 1, high.start() - 2048)
+        end = data.find(b"\n", high.end(), high.end() + 2048)
+        end = min(len(data), high.end() + 2048) if end < 0 else end
+        sample += data[start:end] + b"\n"  # the line, or 2 KB either side of a long line's byte
+        position = end + 1
+    results = from_bytes(bytes(sample))
+    guesses = [m.encoding for m in results if m.encoding.replace("-", "_") != "utf_8"]
+    if _western(results.best(), guesses):
+        guesses.insert(0, "cp1252")
+    for encoding in guesses:
+        try:
+            return data.decode(encoding)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return None
+
+
+def _western(best: Any, guesses: list[str]) -> bool:
+    """Whether to read single-byte text as cp1252, the Western default: when it fits as well as
+    the detector's pick, or the detector cannot name the language. On a few accented letters its
+    pick among single-byte code pages is a coin toss (cp775 for "José", EBCDIC for ASCII);
+    Cyrillic or Greek text is still told apart (cp1252 does not fit it as well)."""
+    if best is None:
+        return True
+    return not best.multi_byte_usage and ("cp1252" in guesses or best.language == "Unknown")
 
 
 def _decode_utf16(data: bytes, source: str) -> str:
@@ -52,12 +150,6 @@ def _decode_utf16(data: bytes, source: str) -> str:
         return data.decode("utf-16")
     except UnicodeDecodeError as exc:
         raise ParseError(f"invalid UTF-16 at byte {exc.start}", source) from None
-
-
-def _looks_like_gb(data: bytes) -> bool:
-    """GBK/GB18030 text has its non-ASCII bytes in pairs; Latin text has lone accented bytes."""
-    runs = _HIGH_RUN.findall(data)
-    return bool(runs) and all(len(run) % 2 == 0 for run in runs)
 
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
