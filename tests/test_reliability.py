@@ -512,3 +512,11 @@ def test_legacy_detection_is_bounded_on_a_50mb_line():
     started = time.monotonic()
     text = decode(b"a" * 50_000_000 + "é".encode("cp1252"), "long.txt")
     assert text.endswith("é") and time.monotonic() - started < 15
+
+
+def test_a_paragraph_of_megabytes_is_cut_with_a_warning():
+    from rlpapers.parse import MAX_PARAGRAPH, parse_text
+
+    with pytest.warns(ParseWarning, match=r"huge.txt:3: a paragraph of 6,999,999 characters"):
+        (paper,) = parse_text("Topic\n\n" + "reward " * 1_000_000 + "\n", "huge.txt")
+    assert MAX_PARAGRAPH - 10 < len(paper.abstract) <= MAX_PARAGRAPH
