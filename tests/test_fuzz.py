@@ -1,0 +1,270 @@
+"""Fuzzing the CLI with hostile input: random bytes and mixtures of the seed layouts as corpus
+files, random queries (over the query grammar and over arbitrary unicode), random ``--ids``
+lists, random metadata YAML.
+
+The property, for every example: the exit code is 0, 1 or 2 (never 70, the internal-error
+code), no traceback, and the command returns within a bound. Examples run in-process through
+CliRunner (an exception escaping the CLI fails the test); a few subprocess runs check the bounds
+with a real timeout. Example counts are fixed and small so the suite stays within a minute.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from .conftest import SEEDS
+
+OK_CODES = {0, 1, 2}
+BOUND = 5  # seconds: any command over the bundled corpus plus small hostile files
+FUZZ = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,  # the same examples every run: a failure is reproducible, CI time stable
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def cli(*args: object, input: bytes | str | None = None) -> tuple[int, str]:
+    """Run the CLI in-process; check the property; return (exit code, stderr)."""
+    from rlpapers.cli.app import app
+
+    started = time.monotonic()
+    result = CliRunner().invoke(app, [str(a) for a in args], input=input, catch_exceptions=False)
+    elapsed = time.monotonic() - started
+    assert result.exit_code in OK_CODES, (args, result.exit_code, result.stderr)
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+    assert elapsed < BOUND, (args, elapsed)
+    return result.exit_code, result.stderr
+
+
+# --- corpus files --------------------------------------------------------------------------------
+
+
+def _seed_blocks() -> list[str]:
+    blocks: list[str] = []
+    for path in sorted(SEEDS.glob("*.txt")):
+        blocks += [b for b in path.read_text(encoding="utf-8").split("\n\n") if b.strip()]
+    return blocks
+
+
+SEED_BLOCKS = _seed_blocks()
+JUNK = st.text(
+    alphabet=st.sampled_from(list("ab ,;·•—-:\t\f\r\n()[]<>{}\\%$&#_~^\"'") + ["等", "é", "\x00"]),
+    max_size=60,
+)
+SEPARATORS = st.sampled_from(["\n\n", "\n", "\r\n\r\n", "\n \n", "\f\n", "\n\n\n\t\n"])
+MIXTURES = st.lists(st.one_of(st.sampled_from(SEED_BLOCKS), JUNK), min_size=0, max_size=8).flatmap(
+    lambda blocks: st.lists(SEPARATORS, min_size=len(blocks), max_size=len(blocks)).map(
+        lambda seps: "".join(b + s for b, s in zip(blocks, seps, strict=True))
+    )
+)
+ENCODINGS = st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "gb18030", "cp1252"])
+
+
+@FUZZ
+@given(data=st.binary(max_size=2000))
+def test_random_bytes_as_a_file_to_parse(data):
+    cli("parse", "-", "-f", "json", input=data)
+
+
+@FUZZ
+@given(text=MIXTURES, encoding=ENCODINGS)
+def test_random_mixtures_of_the_seed_layouts(text, encoding):
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError:
+        data = text.encode("utf-8")
+    cli("parse", "-", "-f", "jsonl", input=data)
+
+
+@settings(FUZZ, max_examples=12)
+@given(first=MIXTURES, second=st.binary(max_size=500))
+def test_random_files_in_a_corpus_folder(tmp_path_factory, first, second):
+    corpus = tmp_path_factory.mktemp("corpus")
+    (corpus / "a.txt").write_text(first, encoding="utf-8")
+    (corpus / "b.txt").write_bytes(second)
+    code, _ = cli("--corpus", corpus, "list", "-f", "json")
+    if code == 0:
+        cli("--corpus", corpus, "search", "policy", "-f", "tsv")
+
+
+# --- queries ------------------------------------------------------------------------------------
+
+WORDS = st.sampled_from(
+    ["policy", "reward", "entropy", "RL", "quantiz*", "entropi~", "*e*", "x?", "a~3", "qerl"]
+)
+FIELDS = st.sampled_from(["title:", "author:", "category:", "key:", "id:", "colour:", ""])
+TERM = st.builds(lambda f, w: f + w, FIELDS, WORDS) | st.builds(lambda w: f'"{w} gradient"', WORDS)
+GRAMMAR = st.recursive(
+    TERM,
+    lambda inner: st.one_of(
+        st.builds(lambda a, op, b: f"{a} {op} {b}", inner, st.sampled_from(["AND", "OR"]), inner),
+        st.builds(lambda a: f"NOT {a}", inner),
+        st.builds(lambda a: f"({a})", inner),
+        st.builds(lambda a, b: f"{a} {b}", inner, inner),
+        st.builds(lambda a: f"[a TO {a}]", st.sampled_from(["b", "z", "policy"])),
+    ),
+    max_leaves=6,
+)
+TOKENS = st.lists(
+    st.sampled_from(["(", ")", '"', "AND", "OR", "NOT", "*", "~", ":", "title:", "[", "]", "TO"])
+    | WORDS,
+    max_size=8,
+).map(" ".join)
+
+
+@FUZZ
+@given(query=GRAMMAR | TOKENS)
+def test_random_queries_over_the_grammar(query):
+    cli("search", query, "-f", "json")
+
+
+@FUZZ
+@given(query=st.text(max_size=80))
+def test_random_unicode_queries(query):
+    cli("search", query, "-f", "tsv")
+
+
+# --- --ids lists and metadata ---------------------------------------------------------------------
+
+ID_LINES = st.lists(
+    st.sampled_from(["qerl", "pcl", "dvnzqalwvo", "dvnz", "#x", "", "\t", "nosuch"])
+    | st.text(max_size=12),
+    max_size=10,
+).map("\n".join)
+
+
+@FUZZ
+@given(listing=st.binary(max_size=300) | ID_LINES.map(lambda t: t.encode("utf-8", "replace")))
+def test_random_ids_lists(listing):
+    cli("export", "--ids", "-", "-f", "ids", input=listing)
+
+
+YAML_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 3000) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+METADATA = st.one_of(
+    st.dictionaries(
+        st.sampled_from(["qerl", "pcl", "nosuch", "dvnzqalwvo"]),
+        st.dictionaries(
+            st.sampled_from(
+                ["title", "year", "venue", "url", "doi", "tags", "note", "key", "name", "colour"]
+            ),
+            YAML_VALUES,
+            max_size=3,
+        ),
+        max_size=3,
+    ).map(lambda d: yaml.safe_dump(d, allow_unicode=True)),
+    st.lists(
+        st.sampled_from(
+            list("ab: -[]{}!&*\n'\"#|>") + ["!!python/object/apply:os.system ", "qerl:"]
+        ),
+        max_size=30,
+    ).map("".join),
+)
+
+
+@settings(FUZZ, max_examples=15)
+@given(text=METADATA)
+def test_random_metadata_yaml(tmp_path_factory, text):
+    corpus = tmp_path_factory.mktemp("corpus")
+    for seed in SEEDS.glob("*.txt"):
+        shutil.copy(seed, corpus)
+    (corpus / "metadata.yaml").write_text(text, encoding="utf-8")
+    code, _ = cli("--corpus", corpus, "export", "-f", "markdown")
+    if code == 0:
+        cli("--corpus", corpus, "list", "-f", "json")
+
+
+# --- bounds, with a real timeout ------------------------------------------------------------------
+
+
+def _bounded(args: list[str], timeout: float, **kwargs) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [sys.executable, "-m", "rlpapers", *args],
+        capture_output=True,
+        timeout=timeout,  # the bound: TimeoutExpired fails the test
+        **kwargs,
+    )
+    assert proc.returncode in OK_CODES, proc.stderr
+    assert b"Traceback" not in proc.stderr
+    return proc
+
+
+def test_every_command_over_the_bundled_corpus_and_hostile_files_returns_in_5_seconds(tmp_path):
+    import os
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SEEDS, corpus)
+    (corpus / "binary.txt").write_bytes(bytes(range(256)) * 4)
+    (corpus / "long.txt").write_text("word " * 20_000 + "\n")  # one 100 kB line
+    (corpus / "phrases.txt").write_text("Topic\n\n" + "reward shaping policy. " * 4000 + "\n")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(corpus / "fifo.txt")
+    _bounded(["--corpus", str(corpus), "index"], timeout=30)  # the first build, not bounded to 5
+    for args in (
+        ["list", "-f", "json"],
+        ["search", "reward shaping", "-f", "table"],
+        ["search", "*e*"],
+        ["search", "a" * 100_000],
+        ["export", "-f", "markdown"],
+        ["stats"],
+    ):
+        _bounded(["--corpus", str(corpus), *args], timeout=BOUND)
+
+
+@pytest.mark.slow
+def test_one_hostile_50mb_file_is_built_and_searched_within_30_seconds(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    words = b"policy reward agent entropy learning model offline online value gradient "
+    with (corpus / "huge.txt").open("wb") as out:  # 50 MB in one line: one 50 MB abstract
+        for _ in range(50_000_000 // len(words)):
+            out.write(words)
+        out.write(b"\n")
+    started = time.monotonic()
+    _bounded(["--corpus", str(corpus), "search", "reward", "-f", "tsv"], timeout=30)
+    assert time.monotonic() - started < 30
+
+
+def test_warm_commands_over_10k_papers_return_within_10_seconds(tmp_path):
+    corpus = _synthetic_corpus(tmp_path / "corpus", 10_000)
+    _bounded(["--corpus", str(corpus), "index"], timeout=120)  # the cold build is not bounded here
+    for args in (
+        ["search", "policy gradient"],
+        ["search", "poli*", "-f", "ids"],
+        ["list", "-f", "ids"],
+    ):
+        _bounded(["--corpus", str(corpus), *args], timeout=10)
+
+
+def _synthetic_corpus(folder: Path, papers: int) -> Path:
+    """``papers`` short generated abstracts in ten files (no shared data set needed)."""
+    import random
+
+    rng = random.Random(0)
+    words = "policy reward agent entropy learning model offline online value gradient".split()
+    folder.mkdir()
+    per_file = papers // 10
+    for f in range(10):
+        blocks = [f"Synthetic {f}"]
+        for i in range(per_file):
+            n = f * per_file + i
+            text = " ".join(rng.choice(words) for _ in range(25))
+            blocks.append(f"We propose Method{n}, a method. {text}.")
+        (folder / f"part{f}.txt").write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    return folder
