@@ -60,6 +60,7 @@ class Settings:
     index_dir: Path
     config_file: Path
     data_dir: Path = field(default_factory=data_root)
+    encoding: str | None = None  # every corpus file's encoding, over detection and metadata
     origin: dict[str, str] = field(default_factory=dict, compare=False)
 
 
@@ -79,7 +80,9 @@ def read_config(path: Path) -> dict[str, Any]:
     return data
 
 
-def resolve(corpus: list[Path] | None = None, index_dir: Path | None = None) -> Settings:
+def resolve(
+    corpus: list[Path] | None = None, index_dir: Path | None = None, encoding: str | None = None
+) -> Settings:
     """Settings from options (may be None), the environment and the config file."""
     cfg_path = config_path()
     cfg = read_config(cfg_path)
@@ -87,7 +90,7 @@ def resolve(corpus: list[Path] | None = None, index_dir: Path | None = None) -> 
     paths, origin["corpus"] = _corpus_paths(corpus, cfg, cfg_path)
     index, origin["index_dir"] = _index_dir(index_dir, cfg, paths, cfg_path)
     check_index_dir(index)
-    return Settings(tuple(paths), index, cfg_path, data_root(), origin)
+    return Settings(tuple(paths), index, cfg_path, data_root(), encoding, origin)
 
 
 def _corpus_paths(

@@ -55,6 +55,7 @@ class Library:
             sidecars(self.files),
             self.settings.data_dir,
             self.progress,
+            self.settings.encoding,
         )
 
     @cached_property

@@ -22,6 +22,9 @@ from .errors import ParseError
 FIELDS = {"title", "year", "venue", "url", "doi", "tags", "note", "key", "name"}
 #: The sidecar ``rlpapers keys --pin`` writes: ``id: {key: …}`` lines, read like any metadata.
 KEYS_FILE = "keys.yaml"
+#: A top-level ``encoding: gb18030`` in ``<file>.yaml`` sets that file's encoding; in
+#: ``metadata.yaml``, every file's of the folder. It wins over detection.
+ENCODING = "encoding"
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ def read_overrides(path: Path) -> list[Override]:
     lines = _key_lines(path)
     overrides = []
     for target, values in data.items():
+        if target == ENCODING and not isinstance(values, dict):
+            continue  # a file setting (``read_encoding``), not a paper
         line = lines.get(str(target), 0) or None
         if not isinstance(values, dict):
             raise ParseError(f"entry {target!r} must be a mapping of fields", str(path), line)
@@ -165,3 +170,30 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def read_encoding(path: Path) -> str | None:
+    """The ``encoding:`` a metadata file sets for its corpus file(s), checked, or None."""
+    import codecs
+
+    data = load_yaml(path)
+    value = data.get(ENCODING) if isinstance(data, dict) else None
+    if value is None or isinstance(value, dict):
+        return None
+    try:
+        return codecs.lookup(str(value)).name
+    except LookupError:
+        line = _key_lines(path).get(ENCODING)
+        raise ParseError(f"unknown encoding {value!r}", str(path), line) from None
+
+
+def encoding_for(file: Path, metadata: dict[Path, str | None]) -> str | None:
+    """A corpus file's encoding from its own sidecar, else its folder's ``metadata.yaml``."""
+    for candidate in (
+        file.with_suffix(".yaml"),
+        file.with_suffix(".yml"),
+        file.parent / "metadata.yaml",
+    ):
+        if metadata.get(candidate):
+            return metadata[candidate]
+    return None

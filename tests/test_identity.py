@@ -437,3 +437,35 @@ def test_one_lookup_rule_for_the_library_and_load_corpus():
         assert lib.get(ref) == corpus.get(ref)
     with pytest.raises(NotFoundError, match='did you mean "qerl"'):
         corpus.get("qerll")
+
+
+def test_ctrl_c_during_a_multiprocess_build_is_one_line_and_exit_130(tmp_path):
+    import signal
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    blocks = [
+        f"We propose M{i}RL, a way to learn policy {i} with entropy. It works on task {i}."
+        for i in range(3000)
+    ]
+    (corpus / "a.txt").write_text("Topic\n\n" + "\n\n".join(blocks) + "\n")
+    script = (
+        "import sys\nimport rlpapers.index.view as view\nview.PARALLEL_FROM = 1\n"
+        "from rlpapers.cli import main\nsys.argv = ['rlpapers', *sys.argv[1:]]\nmain()\n"
+    )
+    argv = [sys.executable, "-c", script, "--corpus", str(corpus), "search", "policy", "-f", "ids"]
+    subprocess.run(argv[:-4] + ["list", "-f", "ids"], check=True, capture_output=True, timeout=120)
+    import psutil
+
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and not psutil.Process(proc.pid).children():
+        time.sleep(0.05)
+    assert psutil.Process(proc.pid).children(), "the writer never started its workers"
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "note: interrupted\n", err
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and len(done.stdout.split()) == 10

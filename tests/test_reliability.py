@@ -520,3 +520,19 @@ def test_a_paragraph_of_megabytes_is_cut_with_a_warning():
     with pytest.warns(ParseWarning, match=r"huge.txt:3: a paragraph of 6,999,999 characters"):
         (paper,) = parse_text("Topic\n\n" + "reward " * 1_000_000 + "\n", "huge.txt")
     assert MAX_PARAGRAPH - 10 < len(paper.abstract) <= MAX_PARAGRAPH
+
+
+def test_an_explicit_encoding_reaches_every_command(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    text = "Sujets\n\nMichael Aichmüller, José Núñez\n\nWe propose CaféRL, a method for crème brûlée.\n"
+    (corpus / "papers.txt").write_bytes(text.encode("utf-16-le"))  # no BOM: undetectable
+    listed = run("--corpus", corpus, "--encoding", "utf-16-le", "list", "-f", "json").stdout
+    assert json.loads(listed)[0]["authors"] == ["Michael Aichmüller", "José Núñez"]
+    # a sidecar's encoding: applies to its file (and a changed encoding re-parses it)
+    (corpus / "papers.yaml").write_text("encoding: utf-16-le\nfoo: {note: x}\n")
+    again = json.loads(run("--corpus", corpus, "list", "-f", "json").stdout)
+    assert again[0]["name"] == "CaféRL"
+    (corpus / "papers.yaml").write_text("encoding: no-such-codec\n")
+    result = run("--corpus", corpus, "list", code=2)
+    assert "papers.yaml:1: unknown encoding 'no-such-codec'" in result.stderr

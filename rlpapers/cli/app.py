@@ -57,7 +57,10 @@ class Group(TyperGroup):
             except BrokenPipeError:
                 _silence_stdout()
                 raise typer.Exit(ExitCode.PIPE) from None
-            except (KeyboardInterrupt, typer.Exit, typer.Abort):
+            except KeyboardInterrupt:
+                report("interrupted", "note")
+                raise typer.Exit(ExitCode.INTERRUPTED) from None
+            except (typer.Exit, typer.Abort):
                 raise
             except Exception as error:  # a bug: one line, unless asked for the traceback
                 if output_failed(error):  # a full disk under stdout: the environment, not a bug
@@ -154,14 +157,7 @@ def library(ctx: typer.Context) -> Any:
         from ..config import resolve
         from ..library import Library
 
-        if obj.get("encoding"):
-            from ..errors import InputError
-
-            raise InputError(
-                "--encoding applies to `rlpapers parse` for now; a corpus file's encoding "
-                "cannot be set yet (save it as UTF-8)"
-            )
-        settings = resolve(obj.get("corpus"), obj.get("index_dir"))
+        settings = resolve(obj.get("corpus"), obj.get("index_dir"), obj.get("encoding"))
         obj["library"] = Library(settings=settings, progress=render.BuildProgress())
     return obj["library"]
 

@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     INPUT = 2  # bad usage, a bad file, a malformed query
     BUSY = 3  # the index stayed locked by another process longer than we wait
     INTERNAL = 70  # a bug: EX_SOFTWARE
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as a killed process would report
     PIPE = 141  # the reader went away (128 + SIGPIPE), as a killed process would report
 
 

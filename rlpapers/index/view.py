@@ -259,9 +259,19 @@ def _write_all(ix: Any, papers: Iterable[Paper], total: int, tick: Progress) -> 
             writer.add_document(**document(paper))
             tick(n, total)
     except BaseException:
+        _stop_children(writer)
         writer.cancel()
         raise
     writer.commit()
+
+
+def _stop_children(writer: Any) -> None:
+    """End the writer's worker processes before their files are removed under them."""
+    tasks = getattr(writer, "tasks", [])
+    for task in tasks:
+        task.terminate()
+    for task in tasks:
+        task.join(timeout=5)
 
 
 def _quiet_children(writer: Any) -> None:

@@ -6,7 +6,7 @@ Two SQLite files:
 
       meta(name, value)      schema of the parser, a random instance id, the change counter
       files(path, kind, position, size, mtime_ns, sha1)     the corpus and metadata files
-      parses(sha1, name, ids, bases, vocab, rows)           each file's parse, by content
+      parses(sha1, name, encoding, ids, bases, vocab, rows) each file's parse, by content
       records(id, key, file, fpos, ordinal, digest, copies, changed, data)  finished records
       removed(id, changed)   records that went away, so a search view can catch up
 
@@ -47,14 +47,14 @@ from .ledger import Ledger
 Progress = Callable[[int, int], None]
 
 APP_ID = 0x726C7073  # "rlps"
-VERSION = 1
+VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, kind TEXT NOT NULL, position INTEGER NOT NULL,
                     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha1 TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS parses (sha1 TEXT NOT NULL, name TEXT NOT NULL, ids TEXT NOT NULL,
-                     bases TEXT NOT NULL, vocab TEXT NOT NULL, rows TEXT NOT NULL,
-                     PRIMARY KEY (sha1, name));
+CREATE TABLE IF NOT EXISTS parses (sha1 TEXT NOT NULL, name TEXT NOT NULL,
+                     encoding TEXT NOT NULL, ids TEXT NOT NULL, bases TEXT NOT NULL,
+                     vocab TEXT NOT NULL, rows TEXT NOT NULL, PRIMARY KEY (sha1, name));
 CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, key TEXT NOT NULL, file TEXT NOT NULL,
                       fpos INTEGER NOT NULL, ordinal INTEGER NOT NULL, digest TEXT NOT NULL,
                       copies INTEGER NOT NULL, changed INTEGER NOT NULL, data TEXT NOT NULL);
@@ -87,8 +87,10 @@ class Store:
         metadata: list[Path],
         data_dir: Path,
         progress: Progress | None = None,
+        encoding: str | None = None,
     ) -> None:
         self.root = root
+        self.encoding = encoding
         self.files = files
         self.metadata = metadata
         self.data_dir = data_dir

@@ -30,8 +30,11 @@ class Parsed:
     warnings: list[str]
 
 
-def parse_many(jobs: list[tuple[bytes, str, Titles]]) -> Iterator[Parsed]:
-    """Parse each (bytes, file name, known titles) job, in order."""
+Job = tuple[bytes, str, Titles, str | None]  # bytes, file name, known titles, encoding
+
+
+def parse_many(jobs: list[Job]) -> Iterator[Parsed]:
+    """Parse each job, in order."""
     if (
         len(jobs) < 2
         or sum(len(job[0]) for job in jobs) < PARALLEL_BYTES
@@ -45,13 +48,13 @@ def parse_many(jobs: list[tuple[bytes, str, Titles]]) -> Iterator[Parsed]:
         yield from pool.map(parse_one, jobs, chunksize=1)
 
 
-def parse_one(job: tuple[bytes, str, Titles]) -> Parsed:
+def parse_one(job: Job) -> Parsed:
     from ..keys import base_key
 
-    data, name, titles = job
+    data, name, titles, encoding = job
     with warnings.catch_warnings(record=True) as caught:  # a worker process cannot show them
         warnings.simplefilter("always")
-        papers = parse_bytes(data, name, titles=titles)
+        papers = parse_bytes(data, name, titles=titles, encoding=encoding)
     vocab: dict[str, int] = {}
     for paper in papers:
         for word in _WORDS.findall(f"{paper.name} {paper.title} {paper.abstract}".lower()):

@@ -104,22 +104,51 @@ class Refresh:
         self.states = hashed
         return data
 
+    def _encodings(self) -> dict[str, str]:
+        """Each corpus file's explicit encoding ('' where it is detected): the store's own
+        (``--encoding``), else the file's metadata sidecar, else its folder's metadata.yaml."""
+        from pathlib import Path
+
+        from ..metadata import encoding_for, read_encoding
+
+        if self.store.encoding:
+            return {s.path: self.store.encoding for s in self.states if s.kind == CORPUS}
+        metadata = {
+            Path(s.path): read_encoding(Path(s.path)) for s in self.states if s.kind != CORPUS
+        }
+        return {
+            s.path: encoding_for(Path(s.path), metadata) or ""
+            for s in self.states
+            if s.kind == CORPUS
+        }
+
     def _parse_missing(self, data: dict[str, bytes]) -> None:
-        have = set(self.con.execute("SELECT sha1, name FROM parses"))
-        todo = [s for s in self.states if s.kind == CORPUS and (s.sha1, s.name) not in have]
+        encodings = self._encodings()
+        have = set(self.con.execute("SELECT sha1, name, encoding FROM parses"))
+        todo = [
+            s
+            for s in self.states
+            if s.kind == CORPUS and (s.sha1, s.name, encodings[s.path]) not in have
+        ]
         todo = list({(s.sha1, s.name): s for s in todo}.values())
         if not todo:
             return
-        jobs: list[tuple[bytes, str, Titles]] = [
-            (data.get(s.path) or read_bytes(s.path), s.name, self._known_titles(s)) for s in todo
+        jobs: list[tuple[bytes, str, Titles, str | None]] = [
+            (
+                data.get(s.path) or read_bytes(s.path),
+                s.name,
+                self._known_titles(s),
+                encodings[s.path] or None,
+            )
+            for s in todo
         ]
         for state, parsed in zip(todo, parse_many(jobs), strict=True):
             for message in parsed.warnings:
                 warnings.warn(ParseWarning(message), stacklevel=2)
             with transaction(self.con):
                 self.con.execute(
-                    "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?)",
-                    (state.sha1, state.name, *_dump_parse(parsed)),
+                    "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (state.sha1, state.name, encodings[state.path], *_dump_parse(parsed)),
                 )
 
     def _known_titles(self, state: FileState) -> dict[str, tuple[str, str]]:
