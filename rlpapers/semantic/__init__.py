@@ -1,0 +1,58 @@
+"""Offline semantic search: sentence embeddings, dense top-k and rank fusion.
+
+The only package that imports onnxruntime, tokenizers and numpy (the ``semantic`` extra). Nothing
+heavy is imported here: ``load_encoder()`` imports them when first asked, and raises
+``SemanticUnavailable`` (with the install command) when the extra is missing, so the rest of
+rlpapers works without it.
+
+- ``encoder``: the shipped all-MiniLM-L6-v2 (int8 ONNX) — tokenise, run, mean-pool under the
+  attention mask, L2-normalise; texts are embedded in batches.
+- ``dense``: the k best rows of a float32 matrix of unit vectors for one query vector.
+- ``fusion``: min-max and reciprocal-rank fusion of a lexical and a dense ranked list.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from .encoder import Encoder
+
+MODEL_NAME = "all-minilm-l6-v2-int8"
+MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / MODEL_NAME
+INSTALL_HINT = "pip install 'rlpapers[semantic]'"
+
+#: Python modules the extra provides, in the order they are imported.
+REQUIRED_MODULES = ("numpy", "onnxruntime", "tokenizers")
+
+
+class SemanticUnavailable(InputError):
+    """Semantic search was asked for but the ``semantic`` extra is not installed."""
+
+    def __init__(self, missing: str) -> None:
+        self.missing = missing
+        super().__init__(
+            f"semantic search needs the optional extra ({missing} is not installed): {INSTALL_HINT}"
+        )
+
+
+def check_available() -> None:
+    """Raise ``SemanticUnavailable`` unless numpy, onnxruntime and tokenizers all import."""
+    from importlib import import_module
+
+    for name in REQUIRED_MODULES:
+        try:
+            import_module(name)
+        except ImportError:
+            raise SemanticUnavailable(name) from None
+
+
+def load_encoder() -> Encoder:
+    """The shipped model, loaded once per process."""
+    check_available()
+    from .encoder import Encoder
+
+    return Encoder.shipped()
