@@ -9,6 +9,8 @@ Two SQLite files:
       parses(sha1, name, encoding, ids, bases, vocab, rows) each file's parse, by content
       records(id, key, file, fpos, ordinal, digest, copies, changed, data)  finished records
       removed(id, changed)   records that went away, so a search view can catch up
+      embeddings(id, model, digest, vector)   sentence vectors, made only when semantic search
+                             is used (``embeddings.EmbeddingTable``)
 
 - ``ledger.db`` in the data folder: the identity ledger (``ledger.Ledger``), precious.
 
@@ -34,7 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexBusyError, IndexFolderError, IndexNotice, ParseWarning
 from ..lookup import Lookup, resolve_many
@@ -43,6 +45,9 @@ from ..parse import PARSER_VERSION
 from .db import BUSY_TIMEOUT, NotOurs, chunks, connect, remove_database
 from .files import CORPUS, METADATA, FileState, stat_files
 from .ledger import Ledger
+
+if TYPE_CHECKING:
+    from .embeddings import EmbeddingTable
 
 Progress = Callable[[int, int], None]
 
@@ -239,6 +244,14 @@ class Store:
             "changed_files": stale,
             "size_bytes": path.stat().st_size,
         }
+
+    @cached_property
+    def embeddings(self) -> EmbeddingTable:
+        """The sentence vectors (the table is created on first use)."""
+        self.refresh()
+        from .embeddings import EmbeddingTable
+
+        return EmbeddingTable(self.con)
 
     @cached_property
     def ledger(self) -> Ledger:

@@ -1,0 +1,77 @@
+"""The embeddings table of the record store: one sentence vector per paper, for semantic search.
+
+    embeddings(id, model, digest, vector)
+
+``id`` is the paper's id; ``model`` names the model and its hash (``name:sha256-prefix``), so a
+different model re-embeds; ``digest`` is a hash of the text that was embedded (title and
+abstract), so an edited paper is re-embedded and an unchanged one never is; ``vector`` holds the
+raw bytes (rlpapers.semantic decides their layout). Rows are written in batches, one transaction
+each, so an interrupted ``embed`` keeps what it finished. The table is created the first time
+semantic search is used: a store that never sees it pays nothing, and, like the rest of
+``store.db``, it is rebuildable (by embedding again).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+
+from .db import chunks, transaction
+
+DDL = """
+CREATE TABLE IF NOT EXISTS embeddings (id TEXT PRIMARY KEY, model TEXT NOT NULL,
+                         digest TEXT NOT NULL, vector BLOB NOT NULL)
+"""
+
+
+class EmbeddingTable:
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+        con.execute(DDL)
+
+    def digests(self, model: str) -> dict[str, str]:
+        """id -> digest of the text each stored vector of ``model`` was made from."""
+        rows = self.con.execute("SELECT id, digest FROM embeddings WHERE model = ?", (model,))
+        return dict(rows.fetchall())
+
+    def texts(self) -> Iterator[tuple[str, str, str]]:
+        """(id, title, abstract) of every record: what is embedded, without building Papers."""
+        yield from self.con.execute(
+            "SELECT id, coalesce(json_extract(data, '$.title'), ''),"
+            " coalesce(json_extract(data, '$.abstract'), '') FROM records ORDER BY fpos, ordinal"
+        )
+
+    def put(self, model: str, rows: Iterable[tuple[str, str, bytes]]) -> None:
+        """Store ``(id, digest, vector)`` rows in one transaction (replacing older ones)."""
+        with transaction(self.con):
+            self.con.executemany(
+                "INSERT OR REPLACE INTO embeddings (id, model, digest, vector) VALUES (?, ?, ?, ?)",
+                [(pid, model, digest, vector) for pid, digest, vector in rows],
+            )
+
+    def vectors(self, model: str) -> Iterator[tuple[str, bytes]]:
+        """(id, vector bytes) of every stored vector of ``model`` whose paper still exists."""
+        yield from self.con.execute(
+            "SELECT e.id, e.vector FROM embeddings e JOIN records r ON r.id = e.id"
+            " WHERE e.model = ?",
+            (model,),
+        )
+
+    def prune(self, model: str) -> int:
+        """Drop vectors of other models and of papers that are gone; returns how many."""
+        with transaction(self.con):
+            cursor = self.con.execute(
+                "DELETE FROM embeddings WHERE model != ? OR id NOT IN (SELECT id FROM records)",
+                (model,),
+            )
+        return cursor.rowcount
+
+    def count(self, model: str) -> int:
+        row = self.con.execute("SELECT count(*) FROM embeddings WHERE model = ?", (model,))
+        return int(row.fetchone()[0])
+
+    def drop(self, ids: list[str]) -> None:
+        with transaction(self.con):
+            for part in chunks(ids):
+                marks = ",".join("?" * len(part))
+                self.con.execute(f"DELETE FROM embeddings WHERE id IN ({marks})", part)
