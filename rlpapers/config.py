@@ -61,6 +61,7 @@ class Settings:
     config_file: Path
     data_dir: Path = field(default_factory=data_root)
     encoding: str | None = None  # every corpus file's encoding, over detection and metadata
+    search_mode: str = "lexical"
     origin: dict[str, str] = field(default_factory=dict, compare=False)
 
 
@@ -74,10 +75,28 @@ def read_config(path: Path) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise ParseError("the config file must be a mapping of settings", str(path), 1)
-    unknown = sorted(set(data) - {"corpus", "index_dir"})
+    unknown = sorted(set(data) - {"corpus", "index_dir", "search"})
     if unknown:
-        raise ParseError(f"unknown setting {unknown[0]!r} (known: corpus, index_dir)", str(path))
+        raise ParseError(
+            f"unknown setting {unknown[0]!r} (known: corpus, index_dir, search)", str(path)
+        )
     return data
+
+
+#: How ``search`` ranks: words only (the default), words fused with meaning, or meaning only.
+SEARCH_MODES = ("lexical", "hybrid", "semantic")
+
+
+def _search_mode(cfg: dict[str, Any], cfg_path: Path) -> str:
+    section = cfg.get("search") or {}
+    if not isinstance(section, dict) or set(section) - {"mode"}:
+        raise ParseError("'search' takes one setting, 'mode'", str(cfg_path))
+    mode = section.get("mode", "lexical")
+    if mode not in SEARCH_MODES:
+        raise ParseError(
+            f"search.mode must be one of {', '.join(SEARCH_MODES)} (not {mode!r})", str(cfg_path)
+        )
+    return str(mode)
 
 
 def resolve(
@@ -90,7 +109,8 @@ def resolve(
     paths, origin["corpus"] = _corpus_paths(corpus, cfg, cfg_path)
     index, origin["index_dir"] = _index_dir(index_dir, cfg, paths, cfg_path)
     check_index_dir(index)
-    return Settings(tuple(paths), index, cfg_path, data_root(), encoding, origin)
+    mode = _search_mode(cfg, cfg_path)
+    return Settings(tuple(paths), index, cfg_path, data_root(), encoding, mode, origin)
 
 
 def _corpus_paths(

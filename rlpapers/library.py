@@ -11,12 +11,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import Settings, resolve
+from .config import SEARCH_MODES, Settings, resolve
 from .corpus import Filters, corpus_files
+from .errors import InputError, QueryError
 from .model import Hit, Paper
 
 if TYPE_CHECKING:
     from .index import Index
+    from .semantic.vectors import Vectors
     from .store import Found, Store
 
 
@@ -115,20 +117,114 @@ class Library:
         filters: Filters | None = None,
         sort: str = "score",
         snippets: bool = True,
+        mode: str | None = None,
     ) -> list[Hit]:
         """Ranked hits; raises ``QueryError`` (with a position) for a malformed query.
-        ``snippets=False`` skips building the hits' snippets."""
+        ``snippets=False`` skips building the hits' snippets.
+
+        ``mode``: "lexical" (words, the default unless the config says otherwise), "hybrid"
+        (words fused with meaning) or "semantic" (meaning only); the last two need the
+        ``semantic`` extra (``SemanticUnavailable`` otherwise), see docs/semantic.md.
+        """
+        mode = mode or self.settings.search_mode
         index = self.index
-        return index.healing(
-            lambda: index.search(query, limit=limit, filters=filters, sort=sort, snippets=snippets)
-        )
+        if mode == "lexical":
+            return index.healing(
+                lambda: index.search(
+                    query, limit=limit, filters=filters, sort=sort, snippets=snippets
+                )
+            )
+        _check_mode(mode, SEARCH_MODES)
+        if mode == "semantic":
+            _check_plain(query)
+        vectors = self.vectors
+        among = [p.id for p in self.select(filters)] if filters else None
+        if mode == "semantic":
+            from .index.analysis import fast_terms
+            from .semantic import modes
+
+            words = {term for term, _, _ in fast_terms(query)}
+            return self._hits(modes.semantic(vectors, query, limit, among), words, sort, limit)
+        return self._hybrid(vectors, query, limit, filters, sort, among)
+
+    def _hybrid(
+        self,
+        vectors: Vectors,
+        query: str,
+        limit: int | None,
+        filters: Filters | None,
+        sort: str,
+        among: list[str] | None,
+    ) -> list[Hit]:
+        from .index.query import check, is_plain
+        from .semantic import modes
+
+        index = self.index
+        plain = is_plain(check(query))
+        # a plain query's words are OR-ed: its lexical side is its top 100; a query with fields
+        # or operators allows only its matches, and the dense side re-ranks those alone
+        depth = modes.DEPTH if plain else None
+        pairs, terms = index.healing(lambda: index.matches(query, depth, filters))
+        if not plain:
+            among = [p.id for p, _ in pairs]
+        lexical = [(p.id, s) for p, s in pairs]
+        return self._hits(modes.hybrid(vectors, query, lexical, among), terms, sort, limit)
+
+    def _hits(
+        self, ranked: list[tuple[str, float]], terms: set[str], sort: str, limit: int | None
+    ) -> list[Hit]:
+        from .index import SORTS, _sorted
+        from .index.snippets import snippet_or_opening
+
+        if sort not in SORTS:
+            raise QueryError(f"unknown sort {sort!r} (use one of: {', '.join(SORTS)})")
+        found = self.store.fetch(pid for pid, _ in ranked)
+        pairs = _sorted([(found[pid], s) for pid, s in ranked if pid in found], sort)[:limit]
+        hits = []
+        for rank, (paper, score) in enumerate(pairs, 1):
+            snippet, spans = snippet_or_opening(paper.abstract, terms)
+            hits.append(Hit(paper, score, rank, snippet, spans))
+        return hits
+
+    @cached_property
+    def vectors(self) -> Vectors:
+        """The papers' sentence vectors, embedded now if that takes under a minute (else
+        ``EmbeddingsMissing`` says how long ``embed`` takes). Needs the ``semantic`` extra."""
+        from .semantic import check_available
+
+        check_available()
+        from .semantic import modes
+        from .semantic.vectors import Vectors
+
+        vectors = Vectors(self.store)
+        modes.ensure(vectors, self.progress)
+        return vectors
+
+    def embed(self, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+        """Embed every paper that has no current vector, however long it takes; committed in
+        batches, so an interrupted run keeps its work. Returns counts of embedded and stored."""
+        from .semantic import check_available
+
+        check_available()
+        from .semantic.vectors import Vectors
+
+        vectors = Vectors(self.store)
+        embedded = vectors.embed_missing(progress or self.progress)
+        return {"embedded": embedded, "stored": self.store.embeddings.count(vectors.model)}
 
     def suggest(self, query: str) -> str | None:
         """A spelling suggestion for a query that found nothing, or None."""
         return self.index.suggest(query)
 
-    def similar(self, ref: str, limit: int = 10) -> list[Hit]:
+    def similar(self, ref: str, limit: int = 10, mode: str = "lexical") -> list[Hit]:
+        """Papers most like ``ref``: by shared distinctive words ("lexical") or by meaning
+        ("semantic", needs the ``semantic`` extra)."""
+        _check_mode(mode, ("lexical", "semantic"))
         paper = self.get(ref)
+        if mode == "semantic":
+            from .semantic import modes
+
+            return self._hits(modes.similar(self.vectors, paper.id, limit), set(), "score", limit)
         index = self.index
         return index.healing(lambda: index.similar(paper, limit))
 
@@ -155,3 +251,20 @@ class Library:
     def rebuild(self) -> None:
         """Rebuild the search index from the record store now."""
         self.index.rebuild()
+
+
+def _check_mode(mode: str, known: tuple[str, ...]) -> None:
+    if mode not in known:
+        raise InputError(f"unknown search mode {mode!r} (use one of: {', '.join(known)})")
+
+
+def _check_plain(query: str) -> None:
+    """Semantic mode ranks by meaning alone: fields and operators would be silently ignored."""
+    from .index.query import check, is_plain
+
+    if not is_plain(check(query)):
+        raise QueryError(
+            'semantic mode takes plain words only; field:value, AND/OR/NOT, "phrases", '
+            "wildcards and fuzzy~ work in the lexical and hybrid modes",
+            query,
+        )

@@ -113,6 +113,21 @@ class Index:
     ) -> list[Hit]:
         """Ranked hits for ``query``; ``limit=None`` returns them all. Raises ``QueryError``.
         ``snippets=False`` leaves them out (hits whose snippets will not be shown)."""
+        hits, terms = self.matches(query, limit, filters, sort)
+        shown = terms if snippets else None
+        return [
+            _hit(paper, score, rank, shown) for rank, (paper, score) in enumerate(hits[:limit], 1)
+        ]
+
+    def matches(
+        self,
+        query: str,
+        limit: int | None = 10,
+        filters: Filters | None = None,
+        sort: str = "score",
+    ) -> tuple[list[tuple[Paper, float]], set[str]]:
+        """(paper, score) pairs in ``sort`` order (at least ``limit`` of them when there are
+        that many), and the analysed terms the query looks for (for snippets)."""
         from whoosh.query.qcore import QueryError as WhooshQueryError
 
         if sort not in SORTS:
@@ -134,11 +149,7 @@ class Index:
             hits = sorted(
                 ((p, s * proximity_factor(p, phrase)) for p, s in hits), key=lambda h: -h[1]
             )
-        hits = _sorted(hits, sort)
-        terms = query_terms(parsed, self.searcher.reader()) if snippets else None
-        return [
-            _hit(paper, score, rank, terms) for rank, (paper, score) in enumerate(hits[:limit], 1)
-        ]
+        return _sorted(hits, sort), query_terms(parsed, self.searcher.reader())
 
     def _phrase_terms(self, lexemes: Any) -> list[str]:
         """The analysed terms of a plain query of two or more words, in order (else empty)."""

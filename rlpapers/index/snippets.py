@@ -7,6 +7,7 @@ same without colour and any renderer can emphasise the spans.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .analysis import fast_terms
@@ -50,6 +51,19 @@ def make_snippet(text: str, terms: set[str]) -> tuple[str, tuple[tuple[int, int]
         if s >= offset and e - offset <= len(snippet)
     )
     return snippet, spans
+
+
+def snippet_or_opening(text: str, terms: set[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The snippet around the query's words where the text has any, else its opening sentence
+    (for hits that semantic search found without a shared word)."""
+    snippet, spans = make_snippet(text, terms)
+    return (snippet, spans) if spans else opening_sentence(text)
+
+
+def opening_sentence(text: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    match = re.search(r"[.!?](\s|$)", text)
+    end = match.end() if match else len(text)
+    return _clip(text[:end].strip(), 0, WIDTH)
 
 
 def _matches(text: str, terms: set[str]) -> list[tuple[int, int, str]]:

@@ -50,7 +50,7 @@ class Encoder:
     @property
     def model_hash(self) -> str:
         """sha256 of model.onnx and tokenizer.json: stored with each vector, so a change re-embeds."""
-        return _files_hash(self.folder)
+        return files_hash(self.folder)
 
     def embed(
         self,
@@ -70,7 +70,7 @@ class Encoder:
         return out
 
     def embed_one(self, text: str) -> np.ndarray:
-        return self._embed_batch([text])[0]
+        return self.embed([text])[0]
 
     def _embed_batch(self, texts: Iterable[str]) -> np.ndarray:
         encodings = self.tokenizer.encode_batch([t or " " for t in texts])
@@ -91,7 +91,7 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 @cache
-def _files_hash(folder: Path) -> str:
+def files_hash(folder: Path) -> str:
     digest = hashlib.sha256()
     for name in ("model.onnx", "tokenizer.json"):
         digest.update(hashlib.sha256((folder / name).read_bytes()).digest())

@@ -1,0 +1,89 @@
+"""Hybrid and semantic ranking over the store's vectors (the Library wires them to a query).
+
+- **hybrid**: the lexical top 100 and the dense top 100 fused by reciprocal rank
+  (``fusion.rrf``, k 10, dense weight 0.4: chosen on the odd-numbered Cranfield queries and
+  checked on the even ones, docs/search-quality.md). For a query with fields or operators the
+  dense side ranks only the papers the query matches, so the query keeps its meaning.
+- **semantic**: papers by cosine similarity to the query alone, those at or above
+  ``SIMILARITY_FLOOR`` only.
+
+A search embeds missing papers itself only when that takes less than about a minute
+(``INLINE_SECONDS`` at ``EMBED_RATE``); otherwise it raises ``EmbeddingsMissing``, which says how
+long ``rlpapers embed`` will take.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+
+from ..errors import InputError
+from . import fusion
+from .vectors import Vectors
+
+DEPTH = 100
+DENSE_WEIGHT = 0.4
+RRF_K = 10
+#: Cosine similarity a paper needs to be a semantic hit. On the bundled judgments the judged
+#: papers of a query score 0.2-0.7 and unrelated ones mostly below 0.2 (docs/semantic.md).
+SIMILARITY_FLOOR = 0.25
+#: Papers embedded per second on 2 cores (benchmarks/semantic_bench.py), for time estimates.
+EMBED_RATE = 15.0
+INLINE_SECONDS = 60.0
+
+
+class EmbeddingsMissing(InputError):
+    """Too many papers lack vectors for a search to embed them on the way."""
+
+    def __init__(self, papers: int, seconds: float) -> None:
+        self.papers = papers
+        self.seconds = seconds
+        minutes = max(1, math.ceil(seconds / 60))
+        super().__init__(
+            f"semantic search needs embeddings that are not made yet: run `rlpapers embed`: "
+            f"about {minutes} minute{'s' if minutes != 1 else ''} for {papers} papers"
+        )
+
+
+def ensure(vectors: Vectors, progress: Callable[[int, int], None] | None = None) -> None:
+    """Embed the papers that lack vectors if that is quick; else raise ``EmbeddingsMissing``."""
+    missing = vectors.missing()
+    if not missing:
+        return
+    seconds = len(missing) / EMBED_RATE
+    if seconds > INLINE_SECONDS:
+        raise EmbeddingsMissing(len(missing), seconds)
+    vectors.embed_missing(progress)
+
+
+def hybrid(
+    vectors: Vectors,
+    query: str,
+    lexical: Sequence[tuple[str, float]],
+    among: Iterable[str] | None,
+) -> list[tuple[str, float]]:
+    """The fused ranking of the lexical hits (best first) and the papers closest to ``query``
+    (among ``among`` only, when given); dense candidates below the floor are left out."""
+    dense = [
+        (pid, score)
+        for pid, score in vectors.rank(vectors.query(query), DEPTH, among)
+        if score >= SIMILARITY_FLOOR
+    ]
+    return fusion.rrf(list(lexical[:DEPTH]), dense, DENSE_WEIGHT, RRF_K)
+
+
+def semantic(
+    vectors: Vectors, query: str, limit: int | None, among: Iterable[str] | None
+) -> list[tuple[str, float]]:
+    """Papers at or above the similarity floor, closest first."""
+    ranked = vectors.rank(vectors.query(query), limit, among)
+    return [(pid, score) for pid, score in ranked if score >= SIMILARITY_FLOOR]
+
+
+def similar(vectors: Vectors, paper_id: str, limit: int) -> list[tuple[str, float]]:
+    """Papers closest to ``paper_id``'s vector, itself excluded (no floor: it is a ranking)."""
+    vector = vectors.vector_of(paper_id)
+    if vector is None:
+        return []
+    ranked = vectors.rank(vector, limit + 1)
+    return [(pid, score) for pid, score in ranked if pid != paper_id][:limit]
