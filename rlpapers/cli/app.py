@@ -331,6 +331,17 @@ class Sort(StrEnum):
     KEY = "key"
 
 
+class Mode(StrEnum):
+    LEXICAL = "lexical"
+    HYBRID = "hybrid"
+    SEMANTIC = "semantic"
+
+
+class SimilarMode(StrEnum):
+    LEXICAL = "lexical"
+    SEMANTIC = "semantic"
+
+
 @app.command()
 def search(
     ctx: typer.Context,
@@ -354,6 +365,16 @@ def search(
     source: SourceOpt = None,
     sort: Annotated[Sort, typer.Option("--sort", help="Order of the hits.")] = Sort.SCORE,
     scores: Annotated[bool, typer.Option("--scores", help="Show each hit's score.")] = False,
+    mode: Annotated[
+        Mode | None,
+        typer.Option(
+            "--mode",
+            help="lexical: by words; hybrid: words and meaning; semantic: meaning only "
+            "(plain words). Default: search.mode in the config, else lexical.",
+            case_sensitive=False,
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Search the corpus: ranked hits with highlighted snippets. Exit 1 when nothing matches.
 
@@ -363,13 +384,19 @@ def search(
     lib = library(ctx)
     text = " ".join(query)
     fmt = fmt_of(format)
+    chosen = mode.value if mode else lib.settings.search_mode
     hits = lib.search(
         text,
         limit=None if all_ else limit,
         filters=filters_of(category, author, topic, source),
         sort=sort.value,
         snippets=render.shows_snippets(fmt),
+        mode=chosen,
     )
+    if not hits and chosen == "semantic":
+        from ..semantic.modes import SIMILARITY_FLOOR
+
+        nothing_found(f"no paper is close enough in meaning (similarity floor {SIMILARITY_FLOOR})")
     if not hits:
         suggestion = lib.suggest(text)
         nothing_found(
@@ -391,9 +418,17 @@ def similar(
     scores: Annotated[
         bool, typer.Option("--scores", help="Show each paper's similarity score.")
     ] = False,
+    mode: Annotated[
+        SimilarMode,
+        typer.Option(
+            "--mode",
+            help="lexical: shared distinctive words; semantic: closest in meaning.",
+            case_sensitive=False,
+        ),
+    ] = SimilarMode.LEXICAL,
 ) -> None:
     """Papers most like REF (an id, key or id prefix), by their abstracts; REF itself excluded."""
-    hits = library(ctx).similar(ref, limit)
+    hits = library(ctx).similar(ref, limit, mode=mode.value)
     if not hits:
         nothing_found("no similar papers")
     render.hits(hits, fmt_of(format), show_scores=scores)
@@ -455,6 +490,14 @@ def keys(
         return
     for path, count in lib.pin_keys():
         report(f"wrote {count} key{'s' if count != 1 else ''} to {path}", "note")
+
+
+@app.command()
+def embed(ctx: typer.Context) -> None:
+    """Compute the sentence vectors that hybrid and semantic search use (only new or changed
+    papers; an interrupted run keeps what it finished). Needs the semantic extra."""
+    counts = library(ctx).embed(render.BuildProgress("embedding"))
+    report(f"embedded {counts['embedded']} papers; {counts['stored']} have vectors", "note")
 
 
 # --- export ------------------------------------------------------------------------------------

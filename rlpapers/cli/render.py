@@ -361,9 +361,10 @@ class BuildProgress:
 
     DELAY = 1.0
 
-    def __init__(self) -> None:
+    def __init__(self, label: str = "indexing") -> None:
         import time
 
+        self.label = label
         self._clock = time.monotonic
         self._start: float | None = None
         self._bar: Any = None
@@ -393,7 +394,7 @@ class BuildProgress:
         )
 
         self._bar = Progress(
-            TextColumn("indexing"),
+            TextColumn(self.label),
             BarColumn(),
             MofNCompleteColumn(),
             TimeRemainingColumn(),
