@@ -122,13 +122,16 @@ class Vectors:
 
     @cached_property
     def matrix(self) -> Matrix:
+        """Every stored vector as float32 rows, filled one row at a time (no second copy)."""
+        table = self.store.embeddings
+        vectors = np.empty((table.count(self.model), DIMENSIONS), dtype=np.float32)
         ids: list[str] = []
-        blobs: list[bytes] = []
-        for pid, blob in self.store.embeddings.vectors(self.model):
+        for pid, blob in table.vectors(self.model):
+            if len(ids) == len(vectors):  # a row written meanwhile by another process
+                break
+            vectors[len(ids)] = np.frombuffer(blob, dtype=STORED)
             ids.append(pid)
-            blobs.append(blob)
-        flat = np.frombuffer(b"".join(blobs), dtype=STORED)
-        return Matrix(ids, flat.reshape(len(ids), DIMENSIONS).astype(np.float32))
+        return Matrix(ids, vectors[: len(ids)])
 
     def query(self, text: str) -> np.ndarray:
         return self.encoder.embed_one(text)

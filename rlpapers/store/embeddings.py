@@ -67,7 +67,11 @@ class EmbeddingTable:
         return cursor.rowcount
 
     def count(self, model: str) -> int:
-        row = self.con.execute("SELECT count(*) FROM embeddings WHERE model = ?", (model,))
+        """Vectors of ``model`` whose paper still exists."""
+        row = self.con.execute(
+            "SELECT count(*) FROM embeddings e JOIN records r ON r.id = e.id WHERE e.model = ?",
+            (model,),
+        )
         return int(row.fetchone()[0])
 
     def drop(self, ids: list[str]) -> None:
