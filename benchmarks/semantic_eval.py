@@ -1,6 +1,8 @@
-"""Choose the hybrid fusion on Cranfield: tune on the odd-numbered queries, check on the even ones.
+"""Choose the hybrid fusion on Cranfield (tune on odd queries, check on even), then measure
+rlpapers' own search modes next to bm25s on both judged sets.
 
-    python benchmarks/semantic_eval.py [--cranfield DIR]
+    python benchmarks/semantic_eval.py [--cranfield DIR]          # choose the fusion
+    python benchmarks/semantic_eval.py --modes [--cranfield DIR]  # nDCG@10 of the modes
 
 The lexical side is bm25s (Snowball stemmer, English stop words, k1 1.5, b 0.75), the dense side
 the shipped MiniLM int8 model over "title. abstract"; both contribute their top 100. Queries are
@@ -19,6 +21,7 @@ import math
 import random
 import re
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -94,7 +97,7 @@ def bm25s_rankings(docs: dict[str, str], queries: list[str]) -> list[Ranking]:
         tokens = bm25s.tokenize(
             [clean_query(query)], stopwords="en", stemmer=stemmer, show_progress=False
         )
-        rows, scores = retriever.retrieve(tokens, k=DEPTH, show_progress=False)
+        rows, scores = retriever.retrieve(tokens, k=min(DEPTH, len(ids)), show_progress=False)
         out.append([(ids[r], float(s)) for r, s in zip(rows[0], scores[0], strict=True) if s > 0])
     return out
 
@@ -150,12 +153,117 @@ def mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def seeds_texts() -> dict[str, str]:
+    from rlpapers import load_corpus
+
+    return {p.id: f"{p.title}. {p.abstract}" for p in load_corpus([ROOT / "seeds"]).papers}
+
+
+def write_cranfield_corpus(docs: dict[str, str], folder: Path) -> dict[str, str]:
+    """Cranfield in the seed layout (one abstract block per document, "title. abstract");
+    returns abstract text -> document number, to map rlpapers' ids back."""
+    folder.mkdir(parents=True, exist_ok=True)
+    blocks = [" ".join(text.split()) for text in docs.values()]
+    (folder / "cranfield.txt").write_text("Cranfield\n\n" + "\n\n".join(blocks) + "\n")
+    by_text: dict[str, str] = {}
+    for number, text in zip(docs, blocks, strict=True):
+        by_text.setdefault(text, number)
+    return by_text
+
+
+def mode_rankings(
+    library: object, queries: list[str], mode: str, to_doc: Callable[[object], str]
+) -> list[list[str]]:
+    return [
+        [to_doc(h.paper) for h in library.search(q, limit=K, mode=mode)]  # type: ignore[attr-defined]
+        for q in queries
+    ]
+
+
+def modes_report(cranfield: Path) -> None:
+    """nDCG@10 of bm25s and rlpapers' lexical, hybrid and semantic modes on both judged sets."""
+    import tempfile
+
+    from rlpapers import Library
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from relevance import load_judgments
+
+    modes = ("lexical", "hybrid", "semantic")
+    rows: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        # the 40 bundled papers, tests/relevance.yaml
+        judgments = load_judgments()
+        texts = seeds_texts()
+        queries = list(judgments)
+        lexical = bm25s_rankings(texts, queries)
+        rows["bm25s"] = {
+            "bundled": mean(
+                [
+                    ndcg([d for d, _ in r], judgments[q])
+                    for r, q in zip(lexical, queries, strict=True)
+                ]
+            )
+        }
+        library = Library([ROOT / "seeds"], Path(tmp) / "seeds-index")
+        library.embed()
+        for mode in modes:
+            ranked = mode_rankings(library, queries, mode, lambda p: p.id)  # type: ignore[attr-defined]
+            rows[f"rlpapers {mode}"] = {
+                "bundled": mean(
+                    [ndcg(r, judgments[q]) for r, q in zip(ranked, queries, strict=True)]
+                )
+            }
+
+        # Cranfield: all queries, and the even-numbered ones (not used to choose the fusion)
+        docs, cqueries, qrels = load_cranfield(cranfield)
+        by_text = write_cranfield_corpus(docs, Path(tmp) / "cranfield")
+        library = Library([Path(tmp) / "cranfield"], Path(tmp) / "cranfield-index")
+        start = time.perf_counter()
+        library.embed()
+        print(
+            f"embedded Cranfield ({len(docs)} documents) in {time.perf_counter() - start:.0f} s",
+            file=sys.stderr,
+        )
+        judged = [n for n in range(1, len(cqueries) + 1) if qrels.get(n)]
+        even = [n for n in judged if not n % 2]
+        clean = [clean_query(q) for q in cqueries]
+        base = bm25s_rankings(docs, cqueries)
+        per_method: dict[str, list[list[str]]] = {"bm25s": [[d for d, _ in r] for r in base]}
+        for mode in modes:
+            per_method[f"rlpapers {mode}"] = mode_rankings(
+                library,
+                clean,
+                mode,
+                lambda p: by_text.get(" ".join(p.abstract.split()), ""),  # type: ignore[attr-defined]
+            )
+        for name, rankings in per_method.items():
+            scores_all = [ndcg(rankings[n - 1], qrels[n]) for n in judged]
+            scores_even = [ndcg(rankings[n - 1], qrels[n]) for n in even]
+            rows[name]["cranfield all"] = mean(scores_all)
+            rows[name]["cranfield even"] = mean(scores_even)
+            rows[name]["_even"] = scores_even  # type: ignore[assignment]
+    print(
+        "| method | 40 bundled papers | Cranfield (225) | Cranfield even (112) | p vs bm25s (even) |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, row in rows.items():
+        p = "" if name == "bm25s" else f"{sign_flip_p(row['_even'], rows['bm25s']['_even']):.4f}"  # type: ignore[arg-type]
+        print(
+            f"| {name} | {row['bundled']:.3f} | {row['cranfield all']:.3f} | {row['cranfield even']:.3f} | {p} |"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--cranfield", type=Path, default=DEFAULT_CRANFIELD)
+    parser.add_argument("--modes", action="store_true", help="measure rlpapers' search modes")
     args = parser.parse_args()
+    if args.modes:
+        modes_report(args.cranfield)
+        return 0
 
     docs, queries, qrels = load_cranfield(args.cranfield)
     lexical = bm25s_rankings(docs, queries)
