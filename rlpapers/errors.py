@@ -66,6 +66,31 @@ class IndexBusyError(RlpapersError):
     """Another process held the index lock for longer than we were willing to wait."""
 
 
+class SemanticUnavailable(InputError):
+    """Semantic search was asked for but the ``semantic`` extra is not installed."""
+
+    INSTALL = "pip install 'rlpapers[semantic]'"
+
+    def __init__(self, missing: str) -> None:
+        self.missing = missing
+        super().__init__(
+            f"semantic search needs the optional extra ({missing} is not installed): {self.INSTALL}"
+        )
+
+
+class EmbeddingsMissing(InputError):
+    """Too many papers lack sentence vectors for a search to embed them on the way."""
+
+    def __init__(self, papers: int, seconds: float) -> None:
+        self.papers = papers
+        self.seconds = seconds
+        super().__init__(f"semantic search needs vectors for {papers} papers that have none yet")
+
+    @property
+    def minutes(self) -> int:
+        return max(1, -(-int(self.seconds) // 60))
+
+
 class ParseWarning(UserWarning):
     """Something odd but recoverable in an input file (an empty file, an orphan author line)."""
 

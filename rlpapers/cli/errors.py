@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from enum import IntEnum
+from typing import Any
 
 from ..errors import (
+    EmbeddingsMissing,
     IndexBusyError,
     IndexFolderError,
     InputError,
@@ -39,14 +42,20 @@ def exit_code_for(error: BaseException) -> ExitCode:
 
 
 #: What the CLI adds to a library error: the options that mend it (the library names no flags).
-HINTS = {
+HINTS: dict[type[RlpapersError], str | Callable[[Any], str]] = {
     IndexFolderError: "choose another folder with --index-dir or RLPAPERS_INDEX_DIR",
     LedgerError: "RLPAPERS_DATA_DIR chooses another data folder",
+    EmbeddingsMissing: lambda e: (
+        f"run `rlpapers embed`: about {e.minutes} minute{'s' if e.minutes != 1 else ''} "
+        f"for {e.papers} papers"
+    ),
 }
 
 
 def message_for(error: RlpapersError) -> str:
     hint = next((h for kind, h in HINTS.items() if isinstance(error, kind)), None)
+    if callable(hint):
+        hint = hint(error)
     return f"{error}; {hint}" if hint else str(error)
 
 

@@ -16,27 +16,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..errors import SemanticUnavailable
 
 if TYPE_CHECKING:
     from .encoder import Encoder
 
+__all__ = ["INSTALL_HINT", "MODEL_DIR", "MODEL_NAME", "SemanticUnavailable", "check_available"]
+
 MODEL_NAME = "all-minilm-l6-v2-int8"
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / MODEL_NAME
-INSTALL_HINT = "pip install 'rlpapers[semantic]'"
+INSTALL_HINT = SemanticUnavailable.INSTALL
 
 #: Python modules the extra provides, in the order they are imported.
 REQUIRED_MODULES = ("numpy", "onnxruntime", "tokenizers")
-
-
-class SemanticUnavailable(InputError):
-    """Semantic search was asked for but the ``semantic`` extra is not installed."""
-
-    def __init__(self, missing: str) -> None:
-        self.missing = missing
-        super().__init__(
-            f"semantic search needs the optional extra ({missing} is not installed): {INSTALL_HINT}"
-        )
 
 
 def check_available() -> None:

@@ -14,10 +14,9 @@ long ``rlpapers embed`` will take.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
 
-from ..errors import InputError
+from ..errors import EmbeddingsMissing
 from . import fusion
 from .vectors import Vectors
 
@@ -32,19 +31,6 @@ SIMILARITY_FLOOR = 0.25
 #: Papers embedded per second on 2 cores (benchmarks/semantic_bench.py), for time estimates.
 EMBED_RATE = 15.0
 INLINE_SECONDS = 60.0
-
-
-class EmbeddingsMissing(InputError):
-    """Too many papers lack vectors for a search to embed them on the way."""
-
-    def __init__(self, papers: int, seconds: float) -> None:
-        self.papers = papers
-        self.seconds = seconds
-        minutes = max(1, math.ceil(seconds / 60))
-        super().__init__(
-            f"semantic search needs embeddings that are not made yet: run `rlpapers embed`: "
-            f"about {minutes} minute{'s' if minutes != 1 else ''} for {papers} papers"
-        )
 
 
 def ensure(vectors: Vectors, progress: Callable[[int, int], None] | None = None) -> None:
