@@ -156,19 +156,22 @@ class Library:
         sort: str,
         among: list[str] | None,
     ) -> list[Hit]:
-        from .index.query import check, is_plain
+        from .index.query import check, is_plain, meaning_text
         from .semantic import modes
 
         index = self.index
-        plain = is_plain(check(query))
+        lexemes = check(query)
+        plain = is_plain(lexemes)
         # a plain query's words are OR-ed: its lexical side is its top 100; a query with fields
-        # or operators allows only its matches, and the dense side re-ranks those alone
+        # or operators allows only its matches, and the dense side re-ranks those alone, by
+        # what the query asks for in prose (field names, operators and NOT-ed terms left out)
         depth = modes.DEPTH if plain else None
         pairs, terms = index.healing(lambda: index.matches(query, depth, filters))
         if not plain:
             among = [p.id for p, _ in pairs]
         lexical = [(p.id, s) for p, s in pairs]
-        return self._hits(modes.hybrid(vectors, query, lexical, among), terms, sort, limit)
+        ranked = modes.hybrid(vectors, meaning_text(lexemes), lexical, among)
+        return self._hits(ranked, terms, sort, limit)
 
     def _hits(
         self, ranked: list[tuple[str, float]], terms: set[str], sort: str, limit: int | None

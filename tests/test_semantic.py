@@ -135,3 +135,27 @@ def test_shipped_files_match_the_hashes_in_their_readme():
     for name in ("model.onnx", "tokenizer.json"):
         digest = hashlib.sha256((MODEL_DIR / name).read_bytes()).hexdigest()
         assert re.search(rf"`{re.escape(name)}` \| [\d,]+ \| `{digest}`", readme), name
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("cars and trucks", "cars and trucks"),
+        ("topic:finance cars", "cars"),
+        ('title:entropy "soft actor" quantiz* entropi~2', "entropy soft actor quantiz entropi"),
+        ("automobiles NOT traffic", "automobiles"),
+        ("a NOT (b OR c) d", "a d"),
+        ("author:smith AND text:regret", "regret"),
+    ],
+)
+def test_the_dense_side_reads_only_the_prose_a_query_asks_for(query, text):
+    from rlpapers.index.query import check, meaning_text
+
+    assert meaning_text(check(query)) == text
+
+
+def test_rrf_lets_the_other_side_break_a_tie():
+    lexical = [("a", 2.0), ("b", 2.0), ("c", 1.0)]
+    ranks = dict(fusion._ranks(lexical))
+    assert ranks == {"a": 1, "b": 1, "c": 3}
+    assert [doc for doc, _ in fusion.rrf(lexical, [("b", 0.9), ("a", 0.8)], weight=0.4)][0] == "b"

@@ -243,3 +243,15 @@ def test_similar_by_meaning_excludes_the_paper_itself(corpus, tmp_path, semantic
     hits = lib.similar(traffic.id, limit=2, mode="semantic")
     assert traffic.id not in [h.paper.id for h in hits]
     assert hits[0].paper.abstract.startswith("We study automobile crash safety")
+
+
+def test_a_lexical_search_does_not_import_the_semantic_extra(corpus, tmp_path):
+    script = (
+        "import sys; from rlpapers import Library; "
+        f"Library([{str(corpus)!r}], {str(tmp_path / 'index')!r}).search('automobile'); "
+        "print(sorted({'numpy', 'onnxruntime', 'tokenizers'} & set(sys.modules)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.strip() == "[]"

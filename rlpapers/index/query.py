@@ -30,6 +30,7 @@ MAX_EXPANSIONS = 1000
 MAX_FUZZ = 2
 _BINARY = {"AND", "OR"}
 _KNOWN = set(QUERY_FIELDS) | {alias for names in ALIASES.values() for alias in names}
+_PROSE = {alias: field for field, names in ALIASES.items() for alias in names}
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,32 @@ def plain_words(lexemes: list[Lexeme]) -> list[str]:
         for lx in lexemes
         if lx.kind == "word" and not _FIELD.match(lx.text) and not re.search(r"[*?~^]", lx.text)
     ]
+
+
+def meaning_text(lexemes: list[Lexeme]) -> str:
+    """What a query asks for in prose, for ranking by meaning: its words and phrases, field
+    values of the prose fields (title, name, abstract), without operators, wildcard or fuzzy
+    marks, and without what NOT excludes. ``topic:finance cars`` -> ``cars``."""
+    out: list[str] = []
+    skip_depth = 0  # > 0 inside what a NOT excludes
+    negate = False
+    for lx in lexemes:
+        if lx.kind == "op":
+            negate = lx.text == "NOT"
+            continue
+        if skip_depth or negate:
+            skip_depth += {"open": 1, "close": -1}.get(lx.kind, 0)
+            negate = False
+            continue
+        if lx.kind == "phrase":
+            out.append(lx.text.strip('"'))
+        elif lx.kind == "word":
+            field = _FIELD.match(lx.text)
+            name = field.group(1).lower() if field else ""
+            if not field or _PROSE.get(name, name) in ("title", "name", "abstract"):
+                value = lx.text[field.end() :] if field else lx.text
+                out.append(re.sub(r"[*?]|[~^][\d.]*$", "", value).strip('"'))
+    return " ".join(w for w in out if w)
 
 
 def is_plain(lexemes: list[Lexeme]) -> bool:

@@ -6,7 +6,8 @@ Each input is a list of ``(id, score)`` pairs, best first, usually the top 100 o
   document's fused score is ``weight * dense + (1 - weight) * lexical``, where a document missing
   from one list gets 0 on that side.
 - ``rrf``: reciprocal-rank fusion, ``weight/(k + dense rank) + (1 - weight)/(k + lexical rank)``
-  with 1-based ranks (Cormack et al. 2009 use k = 60 and equal weights).
+  with 1-based ranks, equal scores sharing a rank (Cormack et al. 2009 use k = 60 and equal
+  weights).
 
 Ties are broken by the lexical rank, then by the dense rank, so the result is deterministic.
 """
@@ -46,9 +47,19 @@ def rrf(
     """Reciprocal-rank fusion; ``weight`` is the dense side's share."""
     fused: dict[str, float] = {}
     for share, ranked in ((1 - weight, lexical), (weight, dense)):
-        for rank, (doc, _) in enumerate(ranked, start=1):
+        for doc, rank in _ranks(ranked):
             fused[doc] = fused.get(doc, 0.0) + share / (k + rank)
     return _ordered(fused, lexical, dense)
+
+
+def _ranks(ranked: Ranked) -> list[tuple[str, int]]:
+    """1-based ranks where equal scores share the better rank (1, 2, 2, 4): a tie on one side
+    is left for the other side to break, not broken by list order."""
+    out: list[tuple[str, int]] = []
+    for position, (doc, score) in enumerate(ranked, start=1):
+        tied = out and ranked[position - 2][1] == score
+        out.append((doc, out[-1][1] if tied else position))
+    return out
 
 
 def _ordered(fused: dict[str, float], lexical: Ranked, dense: Ranked) -> list[tuple[str, float]]:
