@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import re
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -180,10 +182,38 @@ def mode_rankings(
     ]
 
 
+def retune(
+    library: Any, queries: list[str], qrels: dict[int, dict[str, int]], by_text: dict[str, str]
+) -> None:
+    """The fusion grid again, with rlpapers' own lexical top 100 and dense top 100: chosen on
+    the odd-numbered queries, reported on the even ones."""
+    to_doc = lambda pid, papers: by_text.get(" ".join(papers[pid].abstract.split()), "")  # noqa: E731
+    vectors = library.vectors
+    lexical, dense = [], []
+    for query in queries:
+        pairs, _ = library.index.matches(query, DEPTH, None)
+        lexical.append([(by_text.get(" ".join(p.abstract.split()), ""), s) for p, s in pairs])
+        ranked = vectors.rank(vectors.query(query), DEPTH)
+        papers = library.store.fetch(pid for pid, _ in ranked)
+        dense.append([(to_doc(pid, papers), s) for pid, s in ranked])
+    judged = [n for n in range(1, len(queries) + 1) if qrels.get(n)]
+    odd = [n for n in judged if n % 2]
+    even = [n for n in judged if not n % 2]
+    table = {}
+    for name, fuse in fusions().items():
+        ranked = [[d for d, _ in fuse(lexical[i], dense[i])] for i in range(len(queries))]
+        table[name] = (
+            mean([ndcg(ranked[n - 1], qrels[n]) for n in odd]),
+            mean([ndcg(ranked[n - 1], qrels[n]) for n in even]),
+        )
+    best = sorted(table, key=lambda name: -table[name][0])[:5]
+    print("rlpapers lexical + dense, best five on the odd queries (odd, even):", file=sys.stderr)
+    for name in best:
+        print(f"  {name:<14} {table[name][0]:.4f} {table[name][1]:.4f}", file=sys.stderr)
+
+
 def modes_report(cranfield: Path) -> None:
     """nDCG@10 of bm25s and rlpapers' lexical, hybrid and semantic modes on both judged sets."""
-    import tempfile
-
     from rlpapers import Library
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -191,58 +221,55 @@ def modes_report(cranfield: Path) -> None:
 
     modes = ("lexical", "hybrid", "semantic")
     rows: dict[str, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        # the 40 bundled papers, tests/relevance.yaml
-        judgments = load_judgments()
-        texts = seeds_texts()
-        queries = list(judgments)
-        lexical = bm25s_rankings(texts, queries)
-        rows["bm25s"] = {
-            "bundled": mean(
-                [
-                    ndcg([d for d, _ in r], judgments[q])
-                    for r, q in zip(lexical, queries, strict=True)
-                ]
-            )
-        }
-        library = Library([ROOT / "seeds"], Path(tmp) / "seeds-index")
-        library.embed()
-        for mode in modes:
-            ranked = mode_rankings(library, queries, mode, lambda p: p.id)  # type: ignore[attr-defined]
-            rows[f"rlpapers {mode}"] = {
-                "bundled": mean(
-                    [ndcg(r, judgments[q]) for r, q in zip(ranked, queries, strict=True)]
-                )
-            }
-
-        # Cranfield: all queries, and the even-numbered ones (not used to choose the fusion)
-        docs, cqueries, qrels = load_cranfield(cranfield)
-        by_text = write_cranfield_corpus(docs, Path(tmp) / "cranfield")
-        library = Library([Path(tmp) / "cranfield"], Path(tmp) / "cranfield-index")
-        start = time.perf_counter()
-        library.embed()
-        print(
-            f"embedded Cranfield ({len(docs)} documents) in {time.perf_counter() - start:.0f} s",
-            file=sys.stderr,
+    # kept between runs: the stores keep their vectors, so a rerun embeds nothing
+    tmp = str(OUT / "modes")
+    os.environ["RLPAPERS_DATA_DIR"] = str(OUT / "modes" / "data")  # not the user's ledger
+    # the 40 bundled papers, tests/relevance.yaml
+    judgments = load_judgments()
+    texts = seeds_texts()
+    queries = list(judgments)
+    lexical = bm25s_rankings(texts, queries)
+    rows["bm25s"] = {
+        "bundled": mean(
+            [ndcg([d for d, _ in r], judgments[q]) for r, q in zip(lexical, queries, strict=True)]
         )
-        judged = [n for n in range(1, len(cqueries) + 1) if qrels.get(n)]
-        even = [n for n in judged if not n % 2]
-        clean = [clean_query(q) for q in cqueries]
-        base = bm25s_rankings(docs, cqueries)
-        per_method: dict[str, list[list[str]]] = {"bm25s": [[d for d, _ in r] for r in base]}
-        for mode in modes:
-            per_method[f"rlpapers {mode}"] = mode_rankings(
-                library,
-                clean,
-                mode,
-                lambda p: by_text.get(" ".join(p.abstract.split()), ""),  # type: ignore[attr-defined]
-            )
-        for name, rankings in per_method.items():
-            scores_all = [ndcg(rankings[n - 1], qrels[n]) for n in judged]
-            scores_even = [ndcg(rankings[n - 1], qrels[n]) for n in even]
-            rows[name]["cranfield all"] = mean(scores_all)
-            rows[name]["cranfield even"] = mean(scores_even)
-            rows[name]["_even"] = scores_even  # type: ignore[assignment]
+    }
+    library = Library([ROOT / "seeds"], Path(tmp) / "seeds-index")
+    library.embed()
+    for mode in modes:
+        ranked = mode_rankings(library, queries, mode, lambda p: p.id)  # type: ignore[attr-defined]
+        rows[f"rlpapers {mode}"] = {
+            "bundled": mean([ndcg(r, judgments[q]) for r, q in zip(ranked, queries, strict=True)])
+        }
+
+    # Cranfield: all queries, and the even-numbered ones (not used to choose the fusion)
+    docs, cqueries, qrels = load_cranfield(cranfield)
+    by_text = write_cranfield_corpus(docs, Path(tmp) / "cranfield")
+    library = Library([Path(tmp) / "cranfield"], Path(tmp) / "cranfield-index")
+    start = time.perf_counter()
+    library.embed()
+    print(
+        f"embedded Cranfield ({len(docs)} documents) in {time.perf_counter() - start:.0f} s",
+        file=sys.stderr,
+    )
+    judged = [n for n in range(1, len(cqueries) + 1) if qrels.get(n)]
+    even = [n for n in judged if not n % 2]
+    clean = [clean_query(q) for q in cqueries]
+    base = bm25s_rankings(docs, cqueries)
+    per_method: dict[str, list[list[str]]] = {"bm25s": [[d for d, _ in r] for r in base]}
+    for mode in modes:
+        per_method[f"rlpapers {mode}"] = mode_rankings(
+            library,
+            clean,
+            mode,
+            lambda p: by_text.get(" ".join(p.abstract.split()), ""),  # type: ignore[attr-defined]
+        )
+    for name, rankings in per_method.items():
+        scores_all = [ndcg(rankings[n - 1], qrels[n]) for n in judged]
+        scores_even = [ndcg(rankings[n - 1], qrels[n]) for n in even]
+        rows[name]["cranfield all"] = mean(scores_all)
+        rows[name]["cranfield even"] = mean(scores_even)
+        rows[name]["_even"] = scores_even  # type: ignore[assignment]
     print(
         "| method | 40 bundled papers | Cranfield (225) | Cranfield even (112) | p vs bm25s (even) |"
     )

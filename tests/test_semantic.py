@@ -159,3 +159,15 @@ def test_rrf_lets_the_other_side_break_a_tie():
     ranks = dict(fusion._ranks(lexical))
     assert ranks == {"a": 1, "b": 1, "c": 3}
     assert [doc for doc, _ in fusion.rrf(lexical, [("b", 0.9), ("a", 0.8)], weight=0.4)][0] == "b"
+
+
+def test_a_title_the_abstract_already_holds_is_not_embedded_twice():
+    pytest.importorskip("numpy")
+    pytest.importorskip("onnxruntime")
+    from rlpapers.semantic.vectors import embedded_text
+
+    assert embedded_text("TECRL: entropy", "We propose X.") == "TECRL: entropy. We propose X."
+    assert embedded_text("Shear flow past a plate…", "simple shear flow past a plate .") == (
+        "simple shear flow past a plate ."
+    )
+    assert embedded_text("", "Only an abstract.") == "Only an abstract."

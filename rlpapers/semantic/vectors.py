@@ -36,8 +36,12 @@ def paper_text(paper: Paper) -> str:
 
 
 def embedded_text(title: str, abstract: str) -> str:
+    """``title. abstract``, or the abstract alone when it already holds the title (as derived
+    titles taken from the abstract's opening do): a repeated title would weigh twice."""
     title = title.strip()
-    return f"{title}. {abstract}" if title else abstract
+    if not title or title.rstrip("…").strip().casefold() in abstract.casefold():
+        return abstract
+    return f"{title}. {abstract}"
 
 
 def text_digest(text: str) -> str:
