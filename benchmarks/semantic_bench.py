@@ -47,7 +47,7 @@ from bench import (  # noqa: E402
 )
 
 SEEDS = ROOT / "seeds"
-RUNS = 7
+RUNS = 5
 
 
 def embedding_rate(papers: list[Any]) -> dict[str, float]:
@@ -123,19 +123,23 @@ def fill_random_vectors(library: Any) -> None:
         table.put(vectors.model, rows)
 
 
-def at_scale(size: int, sample: int) -> dict[str, Any]:
+def at_scale(size: int, sample: int, reuse: bool) -> dict[str, Any]:
     from rlpapers import Library
     from rlpapers.semantic.vectors import Vectors
 
     records = load_records(CORPUS) if CORPUS.is_file() else synthetic_records(size)
     corpus = write_corpus(records, OUT / f"corpus-{size}", size)
     index = OUT / f"semantic-{size}"
-    shutil.rmtree(index, ignore_errors=True)
+    if not reuse:
+        shutil.rmtree(index, ignore_errors=True)
     env = env_without_bytecode_block()
     env["RLPAPERS_DATA_DIR"] = str(index / "data")
     os.environ["RLPAPERS_DATA_DIR"] = env["RLPAPERS_DATA_DIR"]
     library = Library([corpus], index)
-    library.index.rebuild()
+    if not reuse:
+        library.index.rebuild()
+    library.store.embeddings.con.execute("DELETE FROM embeddings")
+    library.store.con.execute("VACUUM")
     store_db = library.store.root / "store.db"
     library.store.con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     before = store_db.stat().st_size
@@ -199,13 +203,18 @@ def main() -> int:
     )
     parser.add_argument("--sample", type=int, default=200, help="abstracts to time the model on")
     parser.add_argument("--size", type=int, default=75_000, help="papers in the scale test")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the scale test's records and index from a past run",
+    )
     args = parser.parse_args()
     from rlpapers import load_corpus
 
     OUT.mkdir(parents=True, exist_ok=True)
     bundled = embedding_rate(load_corpus([SEEDS]).papers)
     fresh = fresh_search_overhead(OUT / "semantic-seeds")
-    scale = at_scale(args.size, args.sample)
+    scale = at_scale(args.size, args.sample, args.reuse)
     results = {"bundled_embedding": bundled, "fresh_search_bundled": fresh, "scale": scale}
     (OUT / "semantic.json").write_text(json.dumps(results, indent=2))
     print(json.dumps(results, indent=2))

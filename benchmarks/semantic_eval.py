@@ -264,6 +264,7 @@ def modes_report(cranfield: Path) -> None:
             mode,
             lambda p: by_text.get(" ".join(p.abstract.split()), ""),  # type: ignore[attr-defined]
         )
+    retune(library, clean, qrels, by_text)
     for name, rankings in per_method.items():
         scores_all = [ndcg(rankings[n - 1], qrels[n]) for n in judged]
         scores_even = [ndcg(rankings[n - 1], qrels[n]) for n in even]
