@@ -255,3 +255,17 @@ def test_a_lexical_search_does_not_import_the_semantic_extra(corpus, tmp_path):
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert proc.stdout.strip() == "[]"
+
+
+def test_an_unchanged_store_is_not_checked_paper_by_paper(corpus, tmp_path, semantic, monkeypatch):
+    from rlpapers.store.embeddings import EmbeddingTable
+
+    lib_of(corpus, tmp_path).embed()
+    scans: list[int] = []
+    original = EmbeddingTable.texts
+    monkeypatch.setattr(EmbeddingTable, "texts", lambda self: scans.append(1) or original(self))
+    lib_of(corpus, tmp_path).search("cars", mode="hybrid")
+    assert scans == []
+    _write(corpus / "a.txt", VEHICLES.replace("giraffe herds", "zebra herds"))
+    assert lib_of(corpus, tmp_path).embed()["embedded"] == 1
+    assert scans

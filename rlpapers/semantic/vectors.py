@@ -77,14 +77,21 @@ class Vectors:
         return load_encoder()
 
     def missing(self) -> list[str]:
-        """Ids of the papers with no vector of this model for their current text."""
+        """Ids of the papers with no vector of this model for their current text (none, at
+        once, when no record changed since every paper last had one)."""
         table = self.store.embeddings
+        state = "{}:{}".format(*self.store.counter)
+        if table.complete_at(self.model) == state:
+            return []
         stored = table.digests(self.model)
-        return [
+        missing = [
             pid
             for pid, title, abstract in table.texts()
             if stored.get(pid) != text_digest(embedded_text(title, abstract))
         ]
+        if not missing:
+            table.mark_complete(self.model, state)
+        return missing
 
     def embed_missing(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every paper that lacks a current vector; drop vectors of gone papers and other
@@ -92,7 +99,9 @@ class Vectors:
         self.store.embeddings.prune(self.model)
         ids = self.missing()
         papers = self.store.fetch(ids)
-        return self.embed([papers[i] for i in ids if i in papers], progress)
+        done = self.embed([papers[i] for i in ids if i in papers], progress)
+        self.missing()  # marks the store complete at its current state
+        return done
 
     def embed(
         self,

@@ -6,7 +6,9 @@
 different model re-embeds; ``digest`` is a hash of the text that was embedded (title and
 abstract), so an edited paper is re-embedded and an unchanged one never is; ``vector`` holds the
 raw bytes (rlpapers.semantic decides their layout). Rows are written in batches, one transaction
-each, so an interrupted ``embed`` keeps what it finished. The table is created the first time
+each, so an interrupted ``embed`` keeps what it finished. ``embeddings_complete`` remembers the store's change counter
+at which no vector was missing, so a search on an unchanged store skips checking 75k digests.
+The tables are created the first time
 semantic search is used: a store that never sees it pays nothing, and, like the rest of
 ``store.db``, it is rebuildable (by embedding again).
 """
@@ -20,19 +22,37 @@ from .db import chunks, transaction
 
 DDL = """
 CREATE TABLE IF NOT EXISTS embeddings (id TEXT PRIMARY KEY, model TEXT NOT NULL,
-                         digest TEXT NOT NULL, vector BLOB NOT NULL)
+                         digest TEXT NOT NULL, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS embeddings_complete (model TEXT PRIMARY KEY, state TEXT NOT NULL);
 """
 
 
 class EmbeddingTable:
     def __init__(self, con: sqlite3.Connection) -> None:
         self.con = con
-        con.execute(DDL)
+        for statement in DDL.split(";"):
+            if statement.strip():
+                con.execute(statement)
 
     def digests(self, model: str) -> dict[str, str]:
         """id -> digest of the text each stored vector of ``model`` was made from."""
         rows = self.con.execute("SELECT id, digest FROM embeddings WHERE model = ?", (model,))
         return dict(rows.fetchall())
+
+    def complete_at(self, model: str) -> str:
+        """The store state (instance and change counter) at which every record last had a
+        current vector of ``model``; "" when unknown."""
+        row = self.con.execute(
+            "SELECT state FROM embeddings_complete WHERE model = ?", (model,)
+        ).fetchone()
+        return row[0] if row else ""
+
+    def mark_complete(self, model: str, state: str) -> None:
+        with transaction(self.con):
+            self.con.execute("DELETE FROM embeddings_complete")
+            self.con.execute(
+                "INSERT INTO embeddings_complete (model, state) VALUES (?, ?)", (model, state)
+            )
 
     def texts(self) -> Iterator[tuple[str, str, str]]:
         """(id, title, abstract) of every record: what is embedded, without building Papers."""
@@ -64,6 +84,8 @@ class EmbeddingTable:
                 "DELETE FROM embeddings WHERE model != ? OR id NOT IN (SELECT id FROM records)",
                 (model,),
             )
+            if cursor.rowcount:
+                self.con.execute("DELETE FROM embeddings_complete")
         return cursor.rowcount
 
     def count(self, model: str) -> int:
