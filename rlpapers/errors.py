@@ -74,7 +74,7 @@ class SemanticUnavailable(InputError):
     def __init__(self, missing: str) -> None:
         self.missing = missing
         super().__init__(
-            f"semantic search needs the optional extra ({missing} is not installed): {self.INSTALL}"
+            f"semantic search needs the optional extra (not installed: {missing}): {self.INSTALL}"
         )
 
 

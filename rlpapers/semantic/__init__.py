@@ -35,11 +35,14 @@ def check_available() -> None:
     """Raise ``SemanticUnavailable`` unless numpy, onnxruntime and tokenizers all import."""
     from importlib import import_module
 
+    missing = []
     for name in REQUIRED_MODULES:
         try:
             import_module(name)
         except ImportError:
-            raise SemanticUnavailable(name) from None
+            missing.append(name)
+    if missing:
+        raise SemanticUnavailable(", ".join(missing))
 
 
 def load_encoder() -> Encoder:
