@@ -4,10 +4,12 @@
 store's records and answers searches, similar-paper queries and statistics: Whoosh gives ids and
 scores, the store gives the records.
 
-Ranking is Whoosh's BM25F with field weights (``schema.BOOSTS``). For a query of two or more
-plain words, the best BM25F candidates are re-ordered with a bonus for papers whose title or
-abstract has the words as a phrase, or close together (``snippets.proximity_factor``): done on
-the few candidates in Python, it costs far less than Whoosh's span queries over every match.
+Ranking is BM25 per field with field weights (``ranking``). For a query of two or more plain
+words, the best ``ranking.RERANK_WINDOW`` candidates are re-ordered with a bonus for papers whose
+title or abstract has the words as a phrase, or close together (``snippets.proximity_factor``):
+done on the few candidates in Python, it costs far less than Whoosh's span queries over every
+match. The window is fixed, never derived from the limit, so a limited search is always the
+first hits of an unlimited one.
 """
 
 from __future__ import annotations
@@ -28,16 +30,14 @@ from ..errors import IndexNotice, QueryError, RlpapersError
 from ..model import Hit, Paper
 from ..store import Store
 from .query import check_expansions, is_plain, parse, plain_words
-from .snippets import make_snippet, proximity_factor, query_terms
+from .ranking import RERANK_WINDOW, rerank
+from .schema import BOOSTS
+from .snippets import make_snippet, query_terms
 from .view import Progress, View
 
 T = TypeVar("T")
 
 SORTS = ("score", "title", "key")
-# A plain multi-word query takes the BM25F top max(limit, RERANK_MIN) and re-orders them by how
-# close its words stand. Fetching deeper (3x the limit) scored the same on tests/relevance.yaml
-# and cost a third more time on 75k records (Whoosh's top-k collection grows with k).
-RERANK_MIN = 10
 
 
 class Index:
@@ -58,9 +58,9 @@ class Index:
     @property
     def searcher(self) -> Any:
         if self._searcher is None:
-            from whoosh import scoring
+            from .ranking import BM25
 
-            self._searcher = self.opened.ix.searcher(weighting=scoring.BM25F())
+            self._searcher = self.opened.ix.searcher(weighting=BM25(BOOSTS))
         return self._searcher
 
     def rebuild(self) -> None:
@@ -137,7 +137,7 @@ class Index:
         phrase = self._phrase_terms(lexemes)
         fetch: int | None = None  # every match: filters, other orders and --all need them all
         if limit is not None and not filters and sort == "score":
-            fetch = max(limit, RERANK_MIN) if phrase else limit
+            fetch = max(limit, RERANK_WINDOW) if phrase else limit
         try:
             results = self.searcher.search(parsed, limit=fetch)
         except WhooshQueryError as error:  # e.g. a phrase in a field that keeps no positions
@@ -146,9 +146,7 @@ class Index:
         if filters:
             hits = [(p, s) for p, s in hits if filters.matches(p)]
         if phrase:
-            hits = sorted(
-                ((p, s * proximity_factor(p, phrase)) for p, s in hits), key=lambda h: -h[1]
-            )
+            hits = rerank(hits, phrase)
         return _sorted(hits, sort), query_terms(parsed, self.searcher.reader())
 
     def _phrase_terms(self, lexemes: Any) -> list[str]:

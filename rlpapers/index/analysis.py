@@ -19,7 +19,8 @@ from typing import Any
 from whoosh.analysis import Analyzer, Filter, StopFilter, Token, Tokenizer
 from whoosh.analysis.filters import STOP_WORDS, LowercaseFilter
 
-_TOKENS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_TOKENS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?@?")
+_POSSESSIVE = re.compile(r"['’][sS]$")
 # CJK ideographs, kana and hangul. Checked with comparisons, not a regex class: compiling a class
 # over these ranges costs milliseconds on every start.
 _CJK_RANGES = (
@@ -64,7 +65,7 @@ class _Emitter(_Stateless):
         **kwargs: Any,
     ) -> Any:
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
-        pieces = _pieces(value) if tokenize else [(value, 0, len(value))]
+        pieces = _pieces(value, mode == "query") if tokenize else [(value, 0, len(value))]
         for text, original, pos, start, end, stopped in self._emit(pieces, start_pos, removestops):
             token.text = text
             token.boost = 1.0
@@ -91,11 +92,22 @@ class WordTokenizer(_Emitter, Tokenizer):
             yield text, text, pos, start, end, False
 
 
-def _pieces(value: str) -> Any:
+def _pieces(value: str, query: bool = False) -> Any:
+    """(text, start, end) of each token. A possessive ``'s`` is dropped (``Montezuma's`` ->
+    ``Montezuma``). A word followed by ``@`` also gives ``word@`` (``pass@16`` -> ``pass``,
+    ``pass@``, ``16``), so a query for ``pass@k`` (``pass@`` in the query, see ``query.py``) finds
+    every ``pass@``-something; in a query only ``pass@`` is kept, a single term."""
     for match in _TOKENS.finditer(value):
-        text, start = match.group(0), match.start()
+        text, start, end = match.group(0), match.start(), match.end()
+        if text.endswith("@"):
+            if not query:
+                yield _POSSESSIVE.sub("", text[:-1]), start, end - 1
+            yield text, start, end
+            continue
+        if "'" in text or "’" in text:
+            text = _POSSESSIVE.sub("", text)
         if text.isascii() or not any(is_cjk(c) for c in text):
-            yield text, start, match.end()
+            yield text, start, end
             continue
         for cjk, group in groupby(enumerate(text), key=lambda item: is_cjk(item[1])):
             run = list(group)

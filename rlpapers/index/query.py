@@ -1,6 +1,9 @@
 """The query language: checked by us (clear errors with positions), then parsed by Whoosh.
 
-Plain words are OR-ed (papers with more of them rank higher); ``field:value``, ``"phrases"``,
+Plain words are OR-ed (papers with more of them rank higher); ``-word`` excludes a word and
+``+word`` requires it, as in a web search box (``-`` or ``+`` at the start of a word only:
+``off-policy`` stays one word); ``x@k`` with a one-letter ``k`` stands for the family
+(``pass@k`` finds pass@1, pass@16, pass@$n$); ``field:value``, ``"phrases"``,
 ``AND``/``OR``/``NOT``, parentheses, wildcards (``quantiz*``) and fuzzy terms (``entropi~``)
 work as in Whoosh. Whoosh's parser accepts almost anything and guesses, so malformed input
 (an unclosed quote or parenthesis, an operator with nothing on one side, an unknown field) is
@@ -17,7 +20,10 @@ from typing import Any
 from ..errors import QueryError
 from .schema import ALIASES, DEFAULT_FIELDS, QUERY_FIELDS
 
-_FIELD = re.compile(r"([A-Za-z_]+):(?!//)")
+_FIELD = re.compile(r"[+-]?([A-Za-z_]+):(?!//)")
+# A sign only at the start of a word (after the start, a space or a parenthesis) and before one.
+_SIGN = r"(?<![^\s(]){}(?=[^\s+-])"
+_FAMILY = re.compile(r"^([+-]?(?:[A-Za-z_]+:)?[^\W_]+@)[A-Za-z]$")  # pass@k -> pass@
 _FUZZ = re.compile(r"~(\d*)")
 
 #: Longest query accepted: Whoosh's parser is quadratic in a word's length (10,000 characters
@@ -89,6 +95,9 @@ def check(query: str) -> list[Lexeme]:
     _check_fields(query, lexemes)
     _check_fuzz(query, lexemes)
     _check_structure(query, lexemes)
+    searched = [lx for lx in lexemes if lx.kind in ("word", "phrase")]
+    if searched and all(lx.text.startswith("-") for lx in searched):
+        raise QueryError("a query needs a word that is not excluded with '-'", query, 1)
     return lexemes
 
 
@@ -158,7 +167,10 @@ def plain_words(lexemes: list[Lexeme]) -> list[str]:
     return [
         lx.text
         for lx in lexemes
-        if lx.kind == "word" and not _FIELD.match(lx.text) and not re.search(r"[*?~^]", lx.text)
+        if lx.kind == "word"
+        and not _FIELD.match(lx.text)
+        and not re.search(r"[*?~^@]", lx.text)
+        and lx.text[0] not in "+-"
     ]
 
 
@@ -204,12 +216,47 @@ def parse(query: str, schema: Any) -> Any:
     parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema, group=qparser.OrGroup)
     parser.add_plugin(_fuzzy_plugin())
     parser.add_plugin(qparser.FieldAliasPlugin(ALIASES))
+    parser.add_plugin(_signs())
     parser.remove_plugin_class(qparser.BoostPlugin)
     try:
-        parsed = parser.parse(_lowercase_fields(query))
+        parsed = parser.parse(_lowercase_fields(_families(query, lexemes)))
     except Exception as error:  # Whoosh's own complaint, kept short
         raise QueryError(str(error) or type(error).__name__, query, None) from None
-    return parsed, lexemes
+    return _and_not(parsed), lexemes
+
+
+def _and_not(query: Any) -> Any:
+    """``AndNot(a, b)`` as ``And([a, Not(b)])``: Whoosh's AndNot matcher lets some excluded
+    documents through (``entropy -exploration`` kept a paper about both)."""
+    from whoosh.query import And, AndNot, Not
+
+    if isinstance(query, AndNot):
+        return And([_and_not(query.a), Not(_and_not(query.b))])
+    return query.apply(_and_not)
+
+
+def _signs() -> Any:
+    """Whoosh's ``+``/``-`` plugin, applied inside parentheses too (it only sorts the top level)."""
+    from whoosh.qparser import PlusMinusPlugin, syntax
+
+    class Signs(PlusMinusPlugin):  # type: ignore[misc]
+        def do_plusminus(self, parser: Any, group: Any) -> Any:
+            for i, node in enumerate(group):
+                if isinstance(node, syntax.GroupNode):
+                    group[i] = self.do_plusminus(parser, node)
+            return super().do_plusminus(parser, group)
+
+    return Signs(_SIGN.format(r"\+"), _SIGN.format("-"))
+
+
+def _families(query: str, lexemes: list[Lexeme]) -> str:
+    """``pass@k`` (one letter after ``@``) becomes ``pass@``, the term every pass@-something has."""
+    for lexeme in reversed(lexemes):
+        family = _FAMILY.match(lexeme.text) if lexeme.kind == "word" else None
+        if family:
+            end = lexeme.pos + len(lexeme.text)
+            query = query[: lexeme.pos] + family.group(1) + query[end:]
+    return query
 
 
 @cache
@@ -247,7 +294,7 @@ def _bounded_fuzzy_term() -> Any:
 
 
 def _lowercase_fields(query: str) -> str:
-    return _FIELD.sub(lambda m: m.group(1).lower() + ":", query)
+    return re.sub(r"([A-Za-z_]+):(?!//)", lambda m: m.group(1).lower() + ":", query)
 
 
 def check_expansions(parsed: Any, reader: Any, query: str) -> None:

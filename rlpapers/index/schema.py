@@ -14,7 +14,7 @@ from ..model import Paper
 from .analysis import name_analyzer, text_analyzer
 
 #: Bump when the schema, the analysis or the document layout changes: old indexes are rebuilt.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 #: Field weights for BM25F: a paper's name and title say more than its abstract.
 BOOSTS = {"name": 3.0, "title": 1.5, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
@@ -31,12 +31,12 @@ def schema() -> Schema:
     return Schema(
         id=ID(stored=True, unique=True),
         key=KEYWORD(lowercase=True),
-        name=TEXT(analyzer=text, field_boost=BOOSTS["name"], multitoken_query="phrase"),
-        title=TEXT(analyzer=text, field_boost=BOOSTS["title"], multitoken_query="phrase"),
-        abstract=TEXT(analyzer=text, field_boost=BOOSTS["abstract"], multitoken_query="phrase"),
-        author=TEXT(analyzer=names, field_boost=BOOSTS["author"], multitoken_query="phrase"),
-        category=TEXT(analyzer=names, field_boost=BOOSTS["category"], multitoken_query="phrase"),
-        topic=TEXT(analyzer=names, field_boost=BOOSTS["topic"], multitoken_query="phrase"),
+        name=TEXT(analyzer=text, multitoken_query="phrase"),
+        title=TEXT(analyzer=text, multitoken_query="phrase"),
+        abstract=TEXT(analyzer=text, multitoken_query="phrase"),
+        author=TEXT(analyzer=names, multitoken_query="phrase"),
+        category=TEXT(analyzer=names, multitoken_query="phrase"),
+        topic=TEXT(analyzer=names, multitoken_query="phrase"),
         source=TEXT(analyzer=names, phrase=False, multitoken_query="and"),
     )
 
