@@ -146,7 +146,7 @@ class Index:
         if filters:
             hits = [(p, s) for p, s in hits if filters.matches(p)]
         if phrase:
-            hits = rerank(hits, phrase)
+            hits = rerank(hits, phrase, self.searcher.reader())
         return _sorted(hits, sort), query_terms(parsed, self.searcher.reader())
 
     def _phrase_terms(self, lexemes: Any) -> list[str]:

@@ -213,6 +213,7 @@ def parse(query: str, schema: Any) -> Any:
     from whoosh import qparser
 
     lexemes = check(query)
+    query, lexemes = _without_stop_words(query, lexemes)
     parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema, group=qparser.OrGroup)
     parser.add_plugin(_fuzzy_plugin())
     parser.add_plugin(qparser.FieldAliasPlugin(ALIASES))
@@ -233,6 +234,18 @@ def _and_not(query: Any) -> Any:
     if isinstance(query, AndNot):
         return And([_and_not(query.a), Not(_and_not(query.b))])
     return query.apply(_and_not)
+
+
+def _without_stop_words(query: str, lexemes: list[Lexeme]) -> tuple[str, list[Lexeme]]:
+    """A plain query without its function words (``ranking.QUERY_STOP_WORDS``), if any remain."""
+    from .ranking import QUERY_STOP_WORDS
+
+    if not is_plain(lexemes):
+        return query, lexemes
+    kept = [lx for lx in lexemes if lx.text.lower() not in QUERY_STOP_WORDS]
+    if not kept or len(kept) == len(lexemes):
+        return query, lexemes
+    return " ".join(lx.text for lx in kept), lex(" ".join(lx.text for lx in kept))
 
 
 def _signs() -> Any:

@@ -16,8 +16,9 @@ from .analysis import name_analyzer, text_analyzer
 #: Bump when the schema, the analysis or the document layout changes: old indexes are rebuilt.
 SCHEMA_VERSION = 10
 
-#: Field weights for BM25F: a paper's name and title say more than its abstract.
-BOOSTS = {"name": 3.0, "title": 1.5, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
+#: Field weights for BM25 (``ranking``): a title or name, derived or given, repeats words the
+#: abstract has already counted, so it adds only a little.
+BOOSTS = {"name": 0.5, "title": 0.5, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
 
 #: Fields a plain word is looked up in, and every field a query may name.
 DEFAULT_FIELDS = ("name", "title", "abstract", "author", "category", "topic")

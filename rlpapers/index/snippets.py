@@ -123,7 +123,7 @@ def proximity_factor(paper: Any, terms: list[str]) -> float:
         lowered = text.lower()
         if not all(prefix in lowered for prefix in prefixes):
             continue  # a term is missing: no need to tokenise
-        positions = _term_positions(text, set(terms))
+        positions = term_positions(text, set(terms))
         if _has_phrase(positions, terms):
             return 1.0 + PHRASE_BONUS
         if _within(positions, terms, len(terms) + NEAR_SLOP):
@@ -131,7 +131,7 @@ def proximity_factor(paper: Any, terms: list[str]) -> float:
     return best
 
 
-def _term_positions(text: str, wanted: set[str]) -> dict[str, list[int]]:
+def term_positions(text: str, wanted: set[str]) -> dict[str, list[int]]:
     positions: dict[str, list[int]] = {}
     for pos, (term, _, _) in enumerate(fast_terms(text)):
         if term in wanted:
