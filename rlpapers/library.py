@@ -6,7 +6,8 @@ index (so ``list``, ``show`` and ``export --ids`` never import Whoosh).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -215,6 +216,23 @@ class Library:
         embedded = vectors.embed_missing(progress or self.progress)
         return {"embedded": embedded, "stored": self.store.embeddings.count(vectors.model)}
 
+    def iter_search(
+        self,
+        query: str,
+        limit: int | None = 10,
+        filters: Filters | None = None,
+        sort: str = "score",
+        snippets: bool = True,
+    ) -> Iterator[Hit]:
+        """``search`` made lazily, hit by hit: for streaming every hit of a large corpus."""
+        index = self.index
+        return index.healing(lambda: index.iter_search(query, limit, filters, sort, snippets))
+
+    def count(self, query: str, filters: Filters | None = None) -> int:
+        """How many papers ``query`` matches."""
+        index = self.index
+        return index.healing(lambda: index.count(query, filters))
+
     def suggest(self, query: str) -> str | None:
         """A spelling suggestion for a query that found nothing, or None."""
         return self.index.suggest(query)
@@ -241,7 +259,12 @@ class Library:
             "topics": count_by(papers, "topic"),
             "categories": count_by(papers, "categories"),
             "authors": count_by(papers, "authors"),
-            "terms": self.index.healing(lambda: self.index.distinctive_terms(terms)),
+            "years": count_by(papers, "year"),
+            "venues": count_by(papers, "venue"),
+            "tags": count_by(papers, "tags"),
+            "terms": _without_latex(
+                self.index.healing(lambda: self.index.distinctive_terms(terms * 2)), papers
+            )[:terms],
         }
 
     def status(self) -> dict[str, Any]:
@@ -271,3 +294,29 @@ def _check_plain(query: str) -> None:
             "wildcards and fuzzy~ work in the lexical and hybrid modes",
             query,
         )
+
+
+def _without_latex(
+    terms: list[tuple[str, float]], papers: Iterable[Paper]
+) -> list[tuple[str, Any]]:
+    """``terms`` without LaTeX command names (``sigma`` from ``$\\sigma_k$``, ``mathcal``): words
+    that stand as ``\\word`` in at least half the abstracts that contain them."""
+    import re
+
+    wanted = {word.lower() for word, _ in terms}
+    as_command: Counter[str] = Counter()
+    with_backslash = [p.abstract for p in papers if "\\" in p.abstract]
+    for abstract in with_backslash:
+        as_command.update({c.lower() for c in re.findall(r"\\([A-Za-z]+)", abstract)} & wanted)
+    if not as_command:
+        return terms
+    whole = {w: re.compile(rf"(?<![a-z]){w}(?![a-z])") for w in as_command}
+    anywhere: Counter[str] = Counter()
+    for paper in papers:
+        lowered = paper.abstract.lower()
+        anywhere.update(w for w in as_command if w in lowered and whole[w].search(lowered))
+    return [
+        (w, s)
+        for w, s in terms
+        if not as_command[w.lower()] or as_command[w.lower()] * 2 < anywhere[w.lower()]
+    ]

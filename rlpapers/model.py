@@ -26,6 +26,7 @@ SCHEMA_FIELDS = (
     "doi",
     "tags",
     "note",
+    "title_derived",
 )
 
 
@@ -49,6 +50,8 @@ class Paper:
     doi: str = ""
     tags: tuple[str, ...] = ()
     note: str = ""
+    #: True when the title was derived from the abstract, not given by the metadata.
+    title_derived: bool = False
     # Where the record came from: kept, but not part of a record's identity.
     source: str = field(default="", compare=False)
     line: int = field(default=0, compare=False)
@@ -121,10 +124,15 @@ class Hit:
     rank: int
     snippet: str = ""
     highlights: tuple[tuple[int, int], ...] = ()
+    #: The paper's authors that the query matched, in author order.
+    matched_authors: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The paper's record with score and rank, and the snippet when one was made (searches
+        for formats that do not print snippets make none)."""
         data = self.paper.to_dict()
         data["score"] = round(self.score, 4)
         data["rank"] = self.rank
-        data["snippet"] = self.snippet
+        if self.snippet:
+            data["snippet"] = self.snippet
         return data

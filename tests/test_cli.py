@@ -17,9 +17,11 @@ def test_list_json_prints_the_40_bundled_papers_with_the_stable_schema():
 
 
 def test_default_format_in_a_pipe_is_tsv():
+    from rlpapers.cli.render import TSV_COLUMNS
+
     lines = run("list").stdout.splitlines()
     assert len(lines) == 40
-    assert all(len(line.split("\t")) == 7 for line in lines)
+    assert all(len(line.split("\t")) == len(TSV_COLUMNS) for line in lines)
 
 
 def test_jsonl_yaml_ids_and_table_formats():

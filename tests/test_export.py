@@ -183,6 +183,12 @@ def test_csv_reads_back_with_the_csv_module(papers):
         "source",
         "abstract",
         "links",
+        "year",
+        "venue",
+        "url",
+        "doi",
+        "tags",
+        "note",
     ]
     assert [r["abstract"] for r in rows] == [p.abstract for p in papers]
     assert rows[20]["authors"].split("; ")[0] == papers[20].authors[0]
@@ -227,7 +233,8 @@ def test_markdown_table_escapes_pipes_and_newlines():
         MarkdownIt("commonmark").enable("table").parse(export([paper], "markdown", style="table"))
     )
     cells = [t.content for t in table if t.type == "inline"]
-    assert cells[4:8] == ["`k`", "A | B C", "X|Y", ""]  # escaped pipes stay inside their cells
+    # escaped pipes stay inside their cells (key, title, authors, year, categories)
+    assert cells[5:10] == ["`k`", "A | B C", "X|Y", "", ""]
 
 
 def test_json_yaml_and_jsonl_round_trip(papers):

@@ -333,11 +333,11 @@ def test_snippets_are_built_only_for_formats_that_show_them(monkeypatch):
     monkeypatch.setattr(
         "rlpapers.index.make_snippet", lambda text, terms: built.append(text) or real(text, terms)
     )
-    for fmt in ("ids", "bibtex", "csv", "markdown", "ris", "csljson"):
+    for fmt in ("ids", "tsv", "json", "jsonl", "bibtex", "csv", "markdown", "ris", "csljson"):
         run("search", "policy", "-f", fmt)
         run("export", "policy", "-f", fmt)
     assert built == []
-    run("search", "policy", "-f", "json", "-n", "3")
+    run("search", "policy", "-f", "table", "-n", "3")
     assert len(built) == 3  # the printed hits only
 
 

@@ -7,8 +7,9 @@ import sys
 import warnings
 from collections.abc import Iterator
 from enum import Enum, StrEnum
+from itertools import chain
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -25,7 +26,13 @@ from .errors import (
     report,
 )
 
-Format = Enum("Format", {name: name for name in render.ALL_FORMATS}, type=str)  # type: ignore[misc]
+# One --format choice list per kind of output: anything else is a usage error listing these.
+Format = Enum("Format", {name: name for name in render.PAPER_FORMATS}, type=str)  # type: ignore[misc]
+ReportFormat = Enum("ReportFormat", {name: name for name in render.REPORT_FORMATS}, type=str)  # type: ignore[misc]
+
+#: Global options that may also follow the command (``search curiosity --corpus mine``). Only
+#: the long forms: ``-c`` after the command could be a query word.
+LATE_GLOBALS = ("--corpus", "--index-dir")
 
 
 class Group(TyperGroup):
@@ -41,6 +48,9 @@ class Group(TyperGroup):
         return sorted(
             names, key=lambda n: self.ORDER.index(n) if n in self.ORDER else len(self.ORDER)
         )
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_globals(args))
 
     def invoke(self, ctx: Any) -> Any:
         with warnings.catch_warnings():
@@ -71,6 +81,26 @@ class Group(TyperGroup):
                     raise
                 report(describe_internal(error))
                 raise typer.Exit(ExitCode.INTERNAL) from None
+
+
+def hoist_globals(args: list[str]) -> list[str]:
+    """``args`` with every ``--corpus X`` / ``--index-dir X`` (or ``--corpus=X``) moved to the
+    front, where the group reads them; nothing after ``--`` is touched."""
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest += args[i:]
+            break
+        if arg in LATE_GLOBALS and i + 1 < len(args):
+            front += args[i : i + 2]
+            i += 2
+            continue
+        (front if arg.startswith(tuple(f"{g}=" for g in LATE_GLOBALS)) else rest).append(arg)
+        i += 1
+    return front + rest
 
 
 def _click_exceptions() -> tuple[type[BaseException], ...]:
@@ -104,6 +134,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     add_completion=False,
+    suggest_commands=False,  # Click (>= 8.4) suggests the command itself: once is enough
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -119,6 +150,20 @@ FormatOpt = Annotated[
         case_sensitive=False,
         show_default=False,
     ),
+]
+ReportFormatOpt = Annotated[
+    ReportFormat | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Output format. Default: table on a terminal, tsv in a pipe.",
+        case_sensitive=False,
+        show_default=False,
+    ),
+]
+HeaderOpt = Annotated[
+    bool,
+    typer.Option("--header", help="tsv: print the column names first (ids: the line 'id')."),
 ]
 CategoryOpt = Annotated[
     list[str] | None,
@@ -136,17 +181,60 @@ SourceOpt = Annotated[
     list[str] | None,
     typer.Option("--source", help="Keep papers from files whose name contains this."),
 ]
+YearOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--year", help="Keep papers of this year or range: 2024, 2020..2024, 2020.., ..2024."
+    ),
+]
+VenueOpt = Annotated[
+    list[str] | None,
+    typer.Option("--venue", help="Keep papers whose venue contains this (repeatable: any)."),
+]
+TagOpt = Annotated[
+    list[str] | None,
+    typer.Option("--tag", help="Keep papers with this tag (repeatable: all of them)."),
+]
+DerivedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--derived-titles",
+        help="Keep papers whose title was derived from the abstract (to fix with overrides).",
+    ),
+]
 
 
 def fmt_of(value: Any) -> str:
     return value.value if value is not None else render.default_format()
 
 
-def filters_of(category: Any, author: Any, topic: Any, source: Any) -> Any:
-    from ..corpus import Filters
+def filters_of(
+    category: Any,
+    author: Any,
+    topic: Any,
+    source: Any,
+    year: str | None = None,
+    venue: Any = None,
+    tag: Any = None,
+    derived_titles: bool = False,
+) -> Any:
+    from ..corpus import Filters, parse_years
 
+    years = None
+    if year is not None:
+        try:
+            years = parse_years(year)
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="'--year'") from None
     return Filters(
-        tuple(category or ()), tuple(author or ()), tuple(topic or ()), tuple(source or ())
+        category=tuple(category or ()),
+        author=tuple(author or ()),
+        topic=tuple(topic or ()),
+        source=tuple(source or ()),
+        venue=tuple(venue or ()),
+        tag=tuple(tag or ()),
+        years=years,
+        derived_titles=derived_titles,
     )
 
 
@@ -162,7 +250,7 @@ def library(ctx: typer.Context) -> Any:
     return obj["library"]
 
 
-def nothing_found(what: str = "no papers match") -> None:
+def nothing_found(what: str = "no papers match") -> NoReturn:
     report(what, "note")
     raise typer.Exit(ExitCode.NOT_FOUND)
 
@@ -193,14 +281,15 @@ def main_options(
             "--corpus",
             "-c",
             help="A corpus file or folder of *.txt files (repeatable). Default: $RLPAPERS_CORPUS, "
-            "the config file, or the bundled seeds.",
+            "the config file, or the bundled seeds. --corpus may also follow the command.",
         ),
     ] = None,
     index_dir: Annotated[
         Path | None,
         typer.Option(
             "--index-dir",
-            help="Where to keep the search index. Default: $RLPAPERS_INDEX_DIR or the cache folder.",
+            help="Where to keep the search index. Default: $RLPAPERS_INDEX_DIR or the cache "
+            "folder. May also follow the command.",
         ),
     ] = None,
     encoding: Annotated[
@@ -230,16 +319,22 @@ def main_options(
 def list_(
     ctx: typer.Context,
     format: FormatOpt = None,
+    header: HeaderOpt = False,
     category: CategoryOpt = None,
     author: AuthorOpt = None,
     topic: TopicOpt = None,
     source: SourceOpt = None,
+    year: YearOpt = None,
+    venue: VenueOpt = None,
+    tag: TagOpt = None,
+    derived_titles: DerivedOpt = False,
 ) -> None:
     """List papers, optionally filtered. Exit 1 when none match."""
-    found = library(ctx).select(filters_of(category, author, topic, source))
+    filters = filters_of(category, author, topic, source, year, venue, tag, derived_titles)
+    found = library(ctx).select(filters)
     if not found:
         nothing_found()
-    render.papers(found, fmt_of(format))
+    render.papers(found, fmt_of(format), header)
 
 
 @app.command()
@@ -252,6 +347,7 @@ def show(
         ),
     ],
     format: FormatOpt = None,
+    header: HeaderOpt = False,
 ) -> None:
     """Show papers in full. REFS: ids, keys or unique id prefixes; '-' reads them from stdin.
 
@@ -260,7 +356,7 @@ def show(
     """
     found = library(ctx).find(list(expand_refs(refs)))
     if found.papers:
-        render.detail(found.papers, fmt_of(format))
+        render.detail(found.papers, fmt_of(format), header)
     fail_on_unknown(found.unknown)
 
 
@@ -292,6 +388,7 @@ def parse(
         str, typer.Argument(help="A seed file to check, or '-' for stdin.", show_default=False)
     ],
     format: FormatOpt = None,
+    header: HeaderOpt = False,
 ) -> None:
     """Parse one file (or '-' for stdin) and print its records, to check it before adding it."""
     from ..corpus import finish
@@ -304,11 +401,11 @@ def parse(
         records = parse_file(file, encoding=encoding)
     if not records:
         nothing_found("no records")
-    render.papers(finish(records), fmt_of(format))
+    render.papers(finish(records), fmt_of(format), header)
 
 
 @app.command()
-def config(ctx: typer.Context, format: FormatOpt = None) -> None:
+def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
     """Show the config file, corpus files and index folder in use, and where each came from."""
     lib = library(ctx)
     settings = lib.settings
@@ -323,6 +420,10 @@ def config(ctx: typer.Context, format: FormatOpt = None) -> None:
 
 
 # --- search and friends ------------------------------------------------------------------------
+
+
+#: Hits a terminal shows by default; a pipe gets every hit.
+TERMINAL_LIMIT = 10
 
 
 class Sort(StrEnum):
@@ -354,8 +455,16 @@ def search(
     ],
     format: FormatOpt = None,
     limit: Annotated[
-        int, typer.Option("--limit", "-n", min=1, help="Show at most this many hits.")
-    ] = 10,
+        int | None,
+        typer.Option(
+            "--limit",
+            "-n",
+            min=1,
+            help=f"Show at most this many hits. Default: {TERMINAL_LIMIT} on a terminal, "
+            "every hit in a pipe.",
+            show_default=False,
+        ),
+    ] = None,
     all_: Annotated[
         bool, typer.Option("--all", "-a", help="Show every hit (overrides --limit).")
     ] = False,
@@ -363,8 +472,15 @@ def search(
     author: AuthorOpt = None,
     topic: TopicOpt = None,
     source: SourceOpt = None,
+    year: YearOpt = None,
+    venue: VenueOpt = None,
+    tag: TagOpt = None,
+    derived_titles: DerivedOpt = False,
     sort: Annotated[Sort, typer.Option("--sort", help="Order of the hits.")] = Sort.SCORE,
-    scores: Annotated[bool, typer.Option("--scores", help="Show each hit's score.")] = False,
+    scores: Annotated[
+        bool, typer.Option("--scores", help="Show each hit's score (tsv: a last column).")
+    ] = False,
+    header: HeaderOpt = False,
     mode: Annotated[
         Mode | None,
         typer.Option(
@@ -379,30 +495,50 @@ def search(
     """Search the corpus: ranked hits with highlighted snippets. Exit 1 when nothing matches.
 
     QUERY: plain words (OR-ed, ranked), field:value (title name author category topic
-    abstract source key id), "phrases", AND / OR / NOT, (groups), wild*, fuzzy~.
+    abstract source key id year venue tag doi note), "phrases", AND / OR / NOT, (groups),
+    ranges (year:[2020 TO 2024]), wild*, fuzzy~.
+
+    On a terminal the best 10 are shown (--all for every hit); in a pipe every hit is printed,
+    best first, unless --limit is given.
     """
     lib = library(ctx)
     text = " ".join(query)
     fmt = fmt_of(format)
     chosen = mode.value if mode else lib.settings.search_mode
-    hits = lib.search(
-        text,
-        limit=None if all_ else limit,
-        filters=filters_of(category, author, topic, source),
-        sort=sort.value,
-        snippets=render.shows_snippets(fmt),
-        mode=chosen,
-    )
-    if not hits and chosen == "semantic":
+    filters = filters_of(category, author, topic, source, year, venue, tag, derived_titles)
+    shown = None if all_ else limit or (TERMINAL_LIMIT if render.is_terminal() else None)
+    wanted = {
+        "filters": filters or None,
+        "sort": sort.value,
+        "snippets": render.shows_snippets(fmt),
+    }
+    if chosen == "lexical":
+        hits = lib.iter_search(text, shown, **wanted)
+    else:
+        hits = iter(lib.search(text, shown, mode=chosen, **wanted))
+    first = next(hits, None)
+    if first is None and chosen == "semantic":
         from ..semantic.modes import SIMILARITY_FLOOR
 
         nothing_found(f"no paper is close enough in meaning (similarity floor {SIMILARITY_FLOOR})")
-    if not hits:
+    if first is None:
         suggestion = lib.suggest(text)
         nothing_found(
             f'no papers match; did you mean "{suggestion}"?' if suggestion else "no papers match"
         )
-    render.hits(hits, fmt, show_scores=scores)
+    if limit is None and not all_ and shown is not None and chosen != "semantic":
+        hits = _note_when_cut(lib, text, filters, [first, *hits], shown)
+    render.hits(chain([first], hits), fmt, show_scores=scores, header=header)
+
+
+def _note_when_cut(lib: Any, text: str, filters: Any, hits: list[Any], shown: int) -> Any:
+    """The hits after the first (already taken), and a note on stderr when more were found than
+    the terminal shows."""
+    if len(hits) >= shown:
+        total = lib.count(text, filters or None)
+        if total > len(hits):
+            report(f"{len(hits)} of {total} shown (--all for the rest)", "note")
+    return iter(hits[1:])
 
 
 @app.command()
@@ -418,6 +554,7 @@ def similar(
     scores: Annotated[
         bool, typer.Option("--scores", help="Show each paper's similarity score.")
     ] = False,
+    header: HeaderOpt = False,
     mode: Annotated[
         SimilarMode,
         typer.Option(
@@ -431,16 +568,16 @@ def similar(
     hits = library(ctx).similar(ref, limit, mode=mode.value)
     if not hits:
         nothing_found("no similar papers")
-    render.hits(hits, fmt_of(format), show_scores=scores)
+    render.hits(hits, fmt_of(format), show_scores=scores, header=header)
 
 
 @app.command()
 def stats(
     ctx: typer.Context,
-    format: FormatOpt = None,
+    format: ReportFormatOpt = None,
     top: Annotated[int, typer.Option("--top", min=1, help="Rows per section.")] = 10,
 ) -> None:
-    """Counts by topic, category and author, and the corpus's most distinctive terms."""
+    """Counts by topic, category, author, year, venue and tag, and the most distinctive terms."""
     render.stats(library(ctx).stats(terms=top), fmt_of(format), top)
 
 
@@ -453,7 +590,7 @@ def index(
             "--status", help="Report files, records, size and freshness; build nothing new."
         ),
     ] = False,
-    format: FormatOpt = None,
+    format: ReportFormatOpt = None,
 ) -> None:
     """Build (or rebuild) the search index now. Every other command keeps it fresh by itself.
 
@@ -517,7 +654,11 @@ def export(
     ] = Format("bibtex"),  # type: ignore[assignment]
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write to this file (atomically) instead of stdout; '-' is stdout.",
+        ),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Replace an existing --output file.")
@@ -541,7 +682,10 @@ def export(
     ] = False,
     fields: Annotated[
         str | None,
-        typer.Option("--fields", help="csv: comma-separated columns to write, in order."),
+        typer.Option(
+            "--fields",
+            help="csv: comma-separated columns to write, in order (see docs/formats.md).",
+        ),
     ] = None,
     style: Annotated[
         str | None, typer.Option("--style", help="markdown: 'list' (default) or 'table'.")
@@ -550,13 +694,22 @@ def export(
     author: AuthorOpt = None,
     topic: TopicOpt = None,
     source: SourceOpt = None,
+    year: YearOpt = None,
+    venue: VenueOpt = None,
+    tag: TagOpt = None,
+    derived_titles: DerivedOpt = False,
 ) -> None:
     """Export papers: all of them, the hits of QUERY, or those listed with --ids."""
     from ..exporters import save
 
-    papers, unknown = select_for_export(
-        library(ctx), query, ids, filters_of(category, author, topic, source)
-    )
+    if output is not None and str(output) == "-":
+        output = None  # '-' is stdout, as everywhere
+    if format.value == "table" and output is not None:
+        raise typer.BadParameter(
+            "table is drawn for a terminal, not a file; use tsv or csv", param_hint="'--format'"
+        )
+    filters = filters_of(category, author, topic, source, year, venue, tag, derived_titles)
+    papers, unknown = select_for_export(library(ctx), query, ids, filters)
     if not papers:
         fail_on_unknown(unknown)
         nothing_found()
@@ -584,7 +737,7 @@ def select_for_export(
         found = lib.find(list(refs))
         return (filters.apply(found.papers) if filters else found.papers), found.unknown
     if query:
-        hits = lib.search(" ".join(query), limit=None, filters=filters or None, snippets=False)
+        hits = lib.iter_search(" ".join(query), None, filters or None, snippets=False)
         return [hit.paper for hit in hits], []
     return lib.select(filters or None), []
 

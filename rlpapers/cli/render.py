@@ -6,10 +6,11 @@ rich is imported inside the functions that draw, so machine formats never pay fo
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
-from ..exporters import FORMATS, export
+from ..errors import ExportError
+from ..exporters import FORMATS, check_options, export
 from ..model import Hit, Paper
 
 #: Formats the CLI renders itself; every other --format name comes from the exporter registry.
@@ -18,13 +19,35 @@ VIEW_FORMATS = {
     "tsv": "tab-separated lines, one record per line (the default in a pipe)",
     "ids": "paper ids, one per line (feed them to `export --ids -`)",
 }
-ALL_FORMATS = list(VIEW_FORMATS) + list(FORMATS)
+#: What commands that print papers (search, list, show, similar, parse, export) can produce.
+PAPER_FORMATS = list(VIEW_FORMATS) + list(FORMATS)
+#: What the reports (stats, config, index) can produce.
+REPORT_FORMATS = ["table", "tsv", "json", "yaml"]
+#: Paper TSV, in search, list, show, similar, parse and export: always these columns, in this
+#: order (search --scores appends a score column). Lists inside a cell are joined with "; ".
+TSV_COLUMNS = (
+    "id",
+    "key",
+    "title",
+    "authors",
+    "year",
+    "venue",
+    "categories",
+    "tags",
+    "topic",
+    "source",
+)
 
 
 def default_format(stream: IO[str] | None = None) -> str:
     """``table`` for a person at a terminal, ``tsv`` for a pipe or a file."""
     stream = stream or sys.stdout
     return "table" if _isatty(stream) else "tsv"
+
+
+def is_terminal() -> bool:
+    """Whether a person reads stdout (so a short list is enough) rather than a pipe or a file."""
+    return _isatty(sys.stdout)
 
 
 def _isatty(stream: IO[str]) -> bool:
@@ -57,14 +80,36 @@ def emit(text: str) -> None:
     write_stdout(text)
 
 
+def emit_lines(lines: Iterable[str], chunk: int = 1 << 16) -> None:
+    """Write lines as they are made, about 64 KB at a time: a reader that stops early
+    (``| head``) stops the work."""
+    pending: list[str] = []
+    size = 0
+    for line in lines:
+        pending.append(line)
+        size += len(line)
+        if size >= chunk:
+            emit("".join(pending))
+            pending, size = [], 0
+    emit("".join(pending))
+
+
 # --- short forms -----------------------------------------------------------------------------
 
 
-def short_authors(paper: Paper, limit: int = 2) -> str:
+def short_authors(paper: Paper, limit: int = 2, matched: Sequence[str] = ()) -> str:
+    """``Yun, St-Charles et al.``; authors a search matched are shown even when later in the
+    list: ``Yun, St-Charles, …, Bengio``."""
     if not paper.authors:
         return ""
     names = [_surname(a) for a in paper.authors[:limit]]
-    more = len(paper.authors) > limit or paper.authors_truncated
+    later = [a for a in paper.authors[limit:] if a in matched]
+    if later:
+        names.append("…")
+        names += [_surname(a) for a in later]
+    more = paper.authors_truncated or (not later and len(paper.authors) > limit)
+    if later and not paper.authors_truncated and paper.authors[-1] != later[-1]:
+        names.append("…")
     return ", ".join(names) + (" et al." if more else "")
 
 
@@ -81,27 +126,31 @@ def _cell(value: str) -> str:
 # --- papers ------------------------------------------------------------------------------------
 
 
-def papers(items: Sequence[Paper], fmt: str) -> None:
+def papers(items: Sequence[Paper], fmt: str, header: bool = False) -> None:
     if fmt == "table":
         _papers_table(items)
-    elif fmt == "tsv":
-        emit("".join(_tsv(_paper_row(p)) for p in items))
-    elif fmt == "ids":
-        emit("".join(f"{p.id}\n" for p in items))
+    elif fmt in ("tsv", "ids"):
+        emit_lines(_plain_lines(items, fmt, header))
     else:
         emit(export(items, fmt))
 
 
+def _plain_lines(items: Iterable[Paper], fmt: str, header: bool) -> Iterator[str]:
+    """``tsv`` (TSV_COLUMNS) or ``ids`` lines, with a header line of column names if asked."""
+    if fmt == "ids":
+        if header:
+            yield "id\n"
+        yield from (f"{p.id}\n" for p in items)
+        return
+    if header:
+        yield "\t".join(TSV_COLUMNS) + "\n"
+    yield from (_tsv(_paper_row(p)) for p in items)
+
+
 def _paper_row(paper: Paper) -> list[str]:
-    return [
-        paper.id,
-        paper.key,
-        paper.title,
-        "; ".join(paper.authors),
-        "; ".join(paper.categories),
-        paper.topic,
-        paper.source,
-    ]
+    from ..exporters.csv_ import cell
+
+    return [cell(paper, column) for column in TSV_COLUMNS]
 
 
 def _tsv(fields: Sequence[str]) -> str:
@@ -138,10 +187,10 @@ def _papers_frame(key_width: int, header: bool) -> Any:
     return table
 
 
-def detail(items: Sequence[Paper], fmt: str) -> None:
+def detail(items: Sequence[Paper], fmt: str, header: bool = False) -> None:
     """``show``: a readable card per paper on a terminal, otherwise the chosen format."""
     if fmt != "table":
-        papers(items, fmt)
+        papers(items, fmt, header)
         return
     from rich.markup import escape
     from rich.panel import Panel
@@ -179,26 +228,34 @@ def _detail_fields(paper: Paper) -> list[tuple[str, str]]:
 
 
 def shows_snippets(fmt: str) -> bool:
-    """Whether ``hits`` shows the snippets in this format (search skips them otherwise)."""
-    return fmt in ("table", "tsv", "json", "jsonl", "yaml")
+    """Whether ``hits`` shows the snippets in this format (search makes none otherwise): the
+    table only; tsv, ids, json and the rest print none."""
+    return fmt == "table"
 
 
-def hits(items: Sequence[Hit], fmt: str, show_scores: bool = False) -> None:
+def hits(items: Iterable[Hit], fmt: str, show_scores: bool = False, header: bool = False) -> None:
+    """Hits in ``fmt``; tsv, ids and jsonl are written as the hits come (``items`` may be lazy)."""
     if fmt == "table":
-        _hits_table(items, show_scores)
-    elif fmt == "tsv":
-        emit("".join(_tsv(_hit_row(h, show_scores)) for h in items))
-    elif fmt == "ids":
-        emit("".join(f"{h.paper.id}\n" for h in items))
-    elif fmt in ("json", "jsonl", "yaml"):
-        emit(export(items, fmt))
+        _hits_table(list(items), show_scores)
+    elif fmt in ("tsv", "ids"):
+        emit_lines(_hit_lines(items, fmt, show_scores, header))
+    elif fmt == "jsonl":
+        from ..exporters.json_ import export_jsonl
+
+        emit_lines(export_jsonl([hit]) for hit in items)
+    elif fmt in ("json", "yaml"):
+        emit(export(list(items), fmt))
     else:
         emit(export([h.paper for h in items], fmt))
 
 
-def _hit_row(hit: Hit, show_scores: bool) -> list[str]:
-    row = [hit.paper.id, hit.paper.key, hit.paper.title, short_authors(hit.paper), hit.snippet]
-    return row[:2] + [f"{hit.score:.3f}"] + row[2:] if show_scores else row
+def _hit_lines(items: Iterable[Hit], fmt: str, show_scores: bool, header: bool) -> Iterator[str]:
+    if fmt == "ids" or not show_scores:
+        yield from _plain_lines((h.paper for h in items), fmt, header)
+        return
+    if header:
+        yield "\t".join((*TSV_COLUMNS, "score")) + "\n"
+    yield from (_tsv([*_paper_row(h.paper), f"{h.score:.3f}"]) for h in items)
 
 
 def _hits_table(items: Sequence[Hit], show_scores: bool) -> None:
@@ -212,7 +269,7 @@ def _hits_table(items: Sequence[Hit], show_scores: bool) -> None:
         console.print(head)
         body = Text()
         body.append(hit.paper.title, style="bold")  # a span: Text(style=…) would style every line
-        authors = short_authors(hit.paper)
+        authors = short_authors(hit.paper, matched=hit.matched_authors)
         if authors:
             body.append("\n" + authors, style="green")
         if hit.snippet:
@@ -234,16 +291,21 @@ def snippet_text(hit: Hit) -> Any:
 
 
 def exported_text(items: Sequence[Paper], fmt: str, options: dict[str, Any]) -> str:
-    """``export``'s output as text: the exporters' formats with options, or a view format."""
+    """``export``'s output as text: the exporters' formats with options, or tsv/ids.
+
+    An option the format cannot honour (``--ascii`` with tsv) is an ``ExportError``.
+    """
     if fmt in FORMATS:
         return export(items, fmt, **options)
-    if fmt == "ids":
-        return "".join(f"{p.id}\n" for p in items)
-    return "".join(_tsv(_paper_row(p)) for p in items)
+    if fmt == "table":
+        raise ExportError("--format table is drawn for a terminal; for a file use tsv or csv")
+    check_options(fmt, options)
+    return "".join(_plain_lines(items, fmt, header=False))
 
 
 def exported(items: Sequence[Paper], fmt: str, options: dict[str, Any]) -> None:
     if fmt == "table":
+        check_options(fmt, options)
         _papers_table(items)
     else:
         emit(exported_text(items, fmt, options))
@@ -275,6 +337,9 @@ def stats(data: dict[str, Any], fmt: str, top: int) -> None:
         ("topics", "topic"),
         ("categories", "category"),
         ("authors", "author"),
+        ("years", "year"),
+        ("venues", "venue"),
+        ("tags", "tag"),
         ("terms", "term"),
     ]
     if fmt in ("json", "yaml"):

@@ -49,12 +49,18 @@ def export(papers: Iterable[Paper] | Iterable[Hit], format: str, **options: obje
     """Render ``papers`` in ``format`` (JSON, JSON Lines and YAML also take hits, with scores). Options (``ascii``, ``excel``, ``fields``, ``style``)
     go to the formats that take them; an option a format does not take is an ``ExportError``."""
     exporter = get_exporter(format)
+    return exporter(papers, **check_options(format, options))
+
+
+def check_options(format: str, options: dict[str, object]) -> dict[str, object]:
+    """The options that were given (not None or False); one that ``format`` does not take is an
+    ``ExportError`` naming the formats that do."""
     given = {name: value for name, value in options.items() if value not in (None, False)}
     extra = sorted(set(given) - OPTIONS.get(format, set()))
     if extra:
         takers = [f for f, names in OPTIONS.items() if extra[0] in names]
         raise ExportError(f"--{extra[0]} applies to --format {' or '.join(takers)}, not {format}")
-    return exporter(papers, **given)
+    return given
 
 
 def save(text: str, path: Path, force: bool = False) -> None:

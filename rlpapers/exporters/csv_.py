@@ -24,7 +24,16 @@ COLUMNS = (
     "source",
     "abstract",
     "links",
+    # from metadata overrides
+    "year",
+    "venue",
+    "url",
+    "doi",
+    "tags",
+    "note",
 )
+#: Every column --fields may name: the default ones and these.
+FIELDS = (*COLUMNS, "title_derived")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -43,22 +52,27 @@ def export(
 
 def check_fields(fields: Sequence[str]) -> tuple[str, ...]:
     chosen = tuple(f.strip() for f in fields if f.strip())
-    unknown = [f for f in chosen if f not in COLUMNS]
+    unknown = [f for f in chosen if f not in FIELDS]
     if unknown or not chosen:
         raise ExportError(
-            f"unknown CSV field {unknown[0] if unknown else ''!r}; fields: {', '.join(COLUMNS)}"
+            f"unknown CSV field {unknown[0] if unknown else ''!r}; fields: {', '.join(FIELDS)}"
         )
     return chosen
 
 
 def cell(paper: Paper, column: str) -> str:
+    """One field as text: lists joined with "; " (links with spaces), no year as "", flags as
+    true/false."""
     if column == "authors":
         return "; ".join(paper.authors) + ("; et al." if paper.authors_truncated else "")
-    if column == "categories":
-        return "; ".join(paper.categories)
     if column == "links":
         return " ".join(paper.links)
-    return str(getattr(paper, column))
+    value = getattr(paper, column)
+    if isinstance(value, tuple):
+        return "; ".join(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
 
 
 def _defuse(value: str) -> str:

@@ -36,8 +36,12 @@ def prose(text: str) -> str:
 def _section(paper: Paper) -> str:
     meta = [inline(paper.author_text)]
     meta += [inline(" · ".join(paper.categories)), inline(paper.topic), f"`{paper.key}`"]
+    if paper.venue:
+        meta.append(inline(paper.venue))
     if paper.year:
         meta.append(str(paper.year))
+    if paper.tags:
+        meta.append(inline(", ".join(paper.tags)))
     lines = [f"## {inline(paper.title)}", "", " — ".join(m for m in meta if m), ""]
     lines.append(_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), prose(paper.abstract)))
     link = safe_link(paper.first_link)
@@ -63,12 +67,13 @@ def safe_link(url: str) -> str:
 
 
 def _table(papers: Iterable[Paper]) -> str:
-    rows = ["| key | title | authors | categories |", "| --- | --- | --- | --- |"]
+    rows = ["| key | title | authors | year | categories |", "| --- | --- | --- | --- | --- |"]
     for paper in papers:
         cells = [
             f"`{paper.key}`",
             inline(paper.title),
             inline(paper.author_text),
+            str(paper.year or ""),
             inline(" · ".join(paper.categories)),
         ]
         rows.append("| " + " | ".join(cells) + " |")

@@ -21,7 +21,8 @@ import_whoosh()  # before any other Whoosh import: see _lightimport
 import re  # noqa: E402
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -113,11 +114,32 @@ class Index:
     ) -> list[Hit]:
         """Ranked hits for ``query``; ``limit=None`` returns them all. Raises ``QueryError``.
         ``snippets=False`` leaves them out (hits whose snippets will not be shown)."""
-        hits, terms = self.matches(query, limit, filters, sort)
-        shown = terms if snippets else None
-        return [
-            _hit(paper, score, rank, shown) for rank, (paper, score) in enumerate(hits[:limit], 1)
-        ]
+        return list(self.iter_search(query, limit, filters, sort, snippets))
+
+    def iter_search(
+        self,
+        query: str,
+        limit: int | None = 10,
+        filters: Filters | None = None,
+        sort: str = "score",
+        snippets: bool = True,
+    ) -> Iterator[Hit]:
+        """``search`` as an iterator: the query is checked and run now (a ``QueryError`` is
+        raised here), but in score order without filters or re-ranking the records are read
+        from the store only as the hits are reached, so a reader that stops early (``| head``)
+        pays for what it read. ``snippets=False`` skips the snippets."""
+        parsed, phrase, results = self._run(query, limit, filters, sort)
+        reader = self.searcher.reader()
+        terms = query_terms(parsed, reader) if snippets else None
+        authors = query_terms(parsed, reader, {"author"})
+        pairs: Iterable[tuple[Paper, float]]
+        if filters or phrase or sort != "score":
+            pairs = self._ranked(results, filters, phrase, sort)[:limit]
+        else:
+            pairs = self._stream(islice(results, limit))
+        return (
+            _hit(paper, score, rank, terms, authors) for rank, (paper, score) in enumerate(pairs, 1)
+        )
 
     def matches(
         self,
@@ -128,6 +150,15 @@ class Index:
     ) -> tuple[list[tuple[Paper, float]], set[str]]:
         """(paper, score) pairs in ``sort`` order (at least ``limit`` of them when there are
         that many), and the analysed terms the query looks for (for snippets)."""
+        parsed, phrase, results = self._run(query, limit, filters, sort)
+        terms = query_terms(parsed, self.searcher.reader())
+        return self._ranked(results, filters, phrase, sort), terms
+
+    def _run(
+        self, query: str, limit: int | None, filters: Filters | None, sort: str
+    ) -> tuple[Any, list[str], Any]:
+        """Check and run the query: (parsed query, its phrase terms, Whoosh's results). Enough
+        results are fetched for the re-rank window, so a limit never changes the order."""
         from whoosh.query.qcore import QueryError as WhooshQueryError
 
         if sort not in SORTS:
@@ -142,12 +173,33 @@ class Index:
             results = self.searcher.search(parsed, limit=fetch)
         except WhooshQueryError as error:  # e.g. a phrase in a field that keeps no positions
             raise QueryError(str(error), query, None) from None
+        return parsed, phrase, results
+
+    def _ranked(
+        self, results: Any, filters: Filters | None, phrase: list[str], sort: str
+    ) -> list[tuple[Paper, float]]:
         hits = self.papers_of(results)
         if filters:
             hits = [(p, s) for p, s in hits if filters.matches(p)]
         if phrase:
             hits = rerank(hits, phrase, self.searcher.reader())
-        return _sorted(hits, sort), query_terms(parsed, self.searcher.reader())
+        return _sorted(hits, sort)
+
+    def _stream(self, results: Iterable[Any]) -> Iterator[tuple[Paper, float]]:
+        """(record, score) pairs, the records read from the store in batches that grow (10,
+        then 100, then 1,000 hits), so the first lines cost little and the rest not much."""
+        size = 10
+        while batch := list(islice(results, size)):
+            yield from self.papers_of(batch)
+            size = min(size * 10, 1000)
+
+    def count(self, query: str, filters: Filters | None = None) -> int:
+        """How many papers ``query`` matches (after ``filters``)."""
+        parsed, _ = parse(query, self.opened.ix.schema)
+        if filters:
+            results = self.searcher.search(parsed, limit=None)
+            return sum(filters.matches(p) for p, _ in self.papers_of(results))
+        return len(self.searcher.search(parsed, limit=1))
 
     def _phrase_terms(self, lexemes: Any) -> list[str]:
         """The analysed terms of a plain query of two or more words, in order (else empty)."""
@@ -239,11 +291,19 @@ def _sorted(hits: list[tuple[Paper, float]], sort: str) -> list[tuple[Paper, flo
     return hits
 
 
-def _hit(paper: Paper, score: float, rank: int, terms: set[str] | None) -> Hit:
-    if terms is None:
-        return Hit(paper, score, rank)
-    snippet, spans = make_snippet(paper.abstract, terms)
-    return Hit(paper, score, rank, snippet, spans)
+def _hit(paper: Paper, score: float, rank: int, terms: set[str] | None, authors: set[str]) -> Hit:
+    snippet, spans = make_snippet(paper.abstract, terms) if terms is not None else ("", ())
+    return Hit(paper, score, rank, snippet, spans, _matched_authors(paper, authors))
+
+
+def _matched_authors(paper: Paper, terms: set[str]) -> tuple[str, ...]:
+    """The authors with a word the query looked for in the author field."""
+    if not terms or not paper.authors:
+        return ()
+    from .analysis import name_analyzer
+
+    analyse = name_analyzer()
+    return tuple(a for a in paper.authors if terms & {t.text for t in analyse(a)})
 
 
 def count_by(papers: Iterable[Paper], attribute: str) -> list[tuple[str, int]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from whoosh.fields import ID, KEYWORD, TEXT, Schema
+from whoosh.fields import ID, KEYWORD, NUMERIC, TEXT, Schema
 
 from ..model import Paper
 from .analysis import name_analyzer, text_analyzer
@@ -22,8 +22,29 @@ BOOSTS = {"name": 0.5, "title": 0.5, "abstract": 1.0, "author": 2.0, "category":
 
 #: Fields a plain word is looked up in, and every field a query may name.
 DEFAULT_FIELDS = ("name", "title", "abstract", "author", "category", "topic")
-QUERY_FIELDS = ("title", "name", "author", "category", "topic", "abstract", "source", "key", "id")
-ALIASES = {"author": ["authors"], "category": ["categories", "cat"], "abstract": ["text"]}
+QUERY_FIELDS = (
+    "title",
+    "name",
+    "author",
+    "category",
+    "topic",
+    "abstract",
+    "source",
+    "key",
+    "id",
+    # from metadata overrides
+    "year",
+    "venue",
+    "tag",
+    "doi",
+    "note",
+)
+ALIASES = {
+    "author": ["authors"],
+    "category": ["categories", "cat"],
+    "abstract": ["text"],
+    "tag": ["tags"],
+}
 
 
 def schema() -> Schema:
@@ -39,6 +60,11 @@ def schema() -> Schema:
         category=TEXT(analyzer=names, multitoken_query="phrase"),
         topic=TEXT(analyzer=names, multitoken_query="phrase"),
         source=TEXT(analyzer=names, phrase=False, multitoken_query="and"),
+        year=NUMERIC(int, bits=16, signed=False),
+        venue=TEXT(analyzer=names, multitoken_query="phrase"),
+        tag=KEYWORD(lowercase=True, commas=True),
+        doi=KEYWORD(lowercase=True),
+        note=TEXT(analyzer=text, multitoken_query="phrase"),
     )
 
 
@@ -53,4 +79,17 @@ def document(paper: Paper) -> dict[str, Any]:
         "category": "\n".join(paper.categories),
         "topic": paper.topic,
         "source": " ".join(s.rsplit(":", 1)[0] for s in paper.sources or (paper.source,)),
+    } | _metadata_fields(paper)
+
+
+def _metadata_fields(paper: Paper) -> dict[str, Any]:
+    """What the metadata overrides say, for ``year:2024``, ``venue:neurips``, ``tag:toread``;
+    only the fields a paper has (Whoosh refuses an empty numeric value)."""
+    fields = {
+        "year": paper.year,
+        "venue": paper.venue,
+        "tag": ",".join(t.replace(",", " ") for t in paper.tags),
+        "doi": paper.doi,
+        "note": paper.note,
     }
+    return {name: value for name, value in fields.items() if value}

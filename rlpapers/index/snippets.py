@@ -17,14 +17,15 @@ LEAD = 60
 _TEXT_FIELDS = {"name", "title", "abstract"}
 
 
-def query_terms(query: Any, reader: Any) -> set[str]:
-    """Terms the query looks for in the prose fields, with wildcards and fuzzy terms expanded."""
+def query_terms(query: Any, reader: Any, fields: set[str] = _TEXT_FIELDS) -> set[str]:
+    """Terms the query looks for in ``fields`` (the prose fields by default), with wildcards and
+    fuzzy terms expanded."""
     from whoosh.query import Phrase
     from whoosh.query.terms import MultiTerm
 
     terms: set[str] = set()
     for leaf in query.leaves():
-        if leaf.field() not in _TEXT_FIELDS:
+        if leaf.field() not in fields:
             continue
         if isinstance(leaf, Phrase):
             terms.update(leaf.words)

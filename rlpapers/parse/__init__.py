@@ -160,6 +160,7 @@ def _paper(
         id=pid,
         abstract=abstract,
         title=title,
+        title_derived=True,
         name=name,
         authors=names,
         authors_truncated=truncated,

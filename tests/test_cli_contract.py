@@ -1,0 +1,318 @@
+"""What a script and a researcher rely on (issue 11): every hit in a pipe, metadata fields and
+filters, each command's honest --format list, one TSV schema, and the smaller papercuts.
+
+Pipes are tested twice: through CliRunner (whose stdout is not a terminal) and through a real
+subprocess pipe, which is what a shell gives."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from rlpapers.cli import render
+from rlpapers.cli.render import TSV_COLUMNS
+
+from .conftest import run
+
+METADATA = """\
+qerl:
+  year: 2025
+  venue: ICLR
+  tags: [toread, quantization]
+pcl:
+  year: 2024
+  venue: NeurIPS
+  tags: [toread]
+  doi: 10.1234/pcl
+  note: read with the reading group
+"""
+
+
+def _cli(*args: str, env: dict[str, str] | None = None, input: str | None = None):
+    """The installed CLI in a subprocess, stdout a real pipe."""
+    return subprocess.run(
+        [sys.executable, "-m", "rlpapers", *args],
+        capture_output=True,
+        text=True,
+        input=input,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def annotated(seeds_copy):
+    (seeds_copy / "metadata.yaml").write_text(METADATA, encoding="utf-8")
+    return seeds_copy
+
+
+@pytest.fixture
+def on_a_terminal(monkeypatch):
+    monkeypatch.setattr(render, "is_terminal", lambda: True)
+
+
+# --- 1. pipes get every hit --------------------------------------------------------------------
+
+
+def test_a_pipe_gets_every_hit_ranked_like_export():
+    everything = run("export", "explor*", "-f", "ids").stdout.split()
+    assert len(everything) == 11
+    piped = run("search", "explor*", "-f", "ids").stdout.split()
+    assert sorted(piped) == sorted(everything)
+    limited = run("search", "explor*", "-f", "ids", "--limit", "3").stdout.split()
+    assert limited == piped[:3]
+
+
+def test_a_real_pipe_gets_every_hit_and_the_readme_pipeline_drops_nothing():
+    searched = _cli("search", "explor*")
+    assert searched.returncode == 0 and searched.stderr == ""
+    lines = searched.stdout.splitlines()
+    assert len(lines) == 11 and all(len(line.split("\t")) == len(TSV_COLUMNS) for line in lines)
+    ids = _cli("search", "explor*", "--format", "ids").stdout
+    exported = _cli("export", "--format", "bibtex", "--ids", "-", input=ids)
+    assert exported.returncode == 0 and exported.stdout.count("@misc{") == 11
+
+
+def test_a_terminal_gets_ten_and_a_note_on_stderr(on_a_terminal):
+    result = run("search", "explor*", "-f", "ids")
+    assert len(result.stdout.split()) == 10
+    assert result.stderr == "note: 10 of 11 shown (--all for the rest)\n"
+    assert len(run("search", "explor*", "-f", "ids", "--all").stdout.split()) == 11
+    quiet = run("search", "explor*", "-f", "ids", "--limit", "10")
+    assert quiet.stderr == ""  # asked for ten: nothing to say
+    few = run("search", "qerl", "-f", "ids")
+    assert few.stderr == ""  # everything is shown
+
+
+def test_formats_that_print_no_snippet_make_none(monkeypatch):
+    import rlpapers.index as index
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a snippet was made for a format that does not print it")
+
+    monkeypatch.setattr(index, "make_snippet", refuse)
+    for fmt in ("tsv", "ids", "json", "jsonl", "yaml", "bibtex"):
+        assert run("search", "entropy", "-f", fmt).stdout
+    hits = json.loads(run("search", "entropy", "-f", "json").stdout)
+    assert "snippet" not in hits[0] and "score" in hits[0]
+
+
+def test_iter_search_loads_records_only_as_hits_are_read(monkeypatch):
+    from rlpapers.library import Library
+
+    lib = Library()
+    lib.search("entropy")  # build and open the index first
+    store = lib.index.store
+    fetched: list[str] = []
+    real = store.fetch
+
+    def counting(ids):
+        ids = list(ids)
+        fetched.extend(ids)
+        return real(ids)
+
+    monkeypatch.setattr(store, "fetch", counting)
+    hits = lib.iter_search("learning", limit=None, snippets=False)
+    first_three = [next(hits) for _ in range(3)]
+    assert len(first_three) == 3 and len(fetched) == 10  # one small first batch
+    rest = list(hits)
+    assert len(rest) + 3 == lib.count("learning") > 20
+    assert len(fetched) == len(rest) + 3 and not any(h.snippet for h in rest)
+
+
+def test_a_reader_that_stops_early_ends_the_search_quietly():
+    argv = [sys.executable, "-m", "rlpapers", "search", "learning", "-f", "ids"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    assert proc.wait(timeout=120) in (0, 141)
+    assert "Traceback" not in (proc.stderr.read() if proc.stderr else "")
+
+
+# --- 2. what users annotate --------------------------------------------------------------------
+
+
+def test_metadata_fields_are_searchable(annotated):
+    def keys(query):
+        return sorted(
+            json.loads(line)["key"]
+            for line in run("--corpus", annotated, "search", query, "-f", "jsonl").stdout.split(
+                "\n"
+            )
+            if line
+        )
+
+    assert keys("year:2025") == ["qerl"]
+    assert keys("year:[2020 TO 2024]") == ["pcl"]
+    assert keys("year:[2024 TO 2025]") == ["pcl", "qerl"]
+    assert keys("venue:neurips") == ["pcl"]
+    assert keys("tag:toread") == ["pcl", "qerl"]
+    assert keys("tags:quantization") == ["qerl"]
+    assert keys("tag:toread AND year:2025") == ["qerl"]
+    assert keys('note:"reading group"') == ["pcl"]
+    assert keys("doi:10.1234/pcl") == ["pcl"]
+    run("--corpus", annotated, "search", "year:1999", code=1)
+
+
+def test_metadata_filters(annotated):
+    def keys(*args):
+        out = run("--corpus", annotated, "list", "-f", "jsonl", *args, code=None or 0).stdout
+        return sorted(json.loads(line)["key"] for line in out.splitlines())
+
+    assert keys("--year", "2024..2025") == ["pcl", "qerl"]
+    assert keys("--year", "2025") == ["qerl"]
+    assert keys("--year", "..2024") == ["pcl"]
+    assert keys("--year", "2025..") == ["qerl"]
+    assert keys("--tag", "toread") == ["pcl", "qerl"]
+    assert keys("--tag", "toread", "--tag", "quantization") == ["qerl"]  # all tags required
+    assert keys("--venue", "iclr", "--venue", "neurips") == ["pcl", "qerl"]  # any venue
+    assert keys("--venue", "neurips", "--tag", "toread") == ["pcl"]
+    hits = run("--corpus", annotated, "search", "learning", "--tag", "toread", "-f", "ids")
+    assert len(hits.stdout.split()) == 2
+    bad = run("--corpus", annotated, "list", "--year", "2025..2020", code=2)
+    assert "--year" in bad.stderr
+
+
+def test_metadata_columns_and_stats_facets(annotated):
+    out = run("--corpus", annotated, "export", "-f", "csv", "--fields", "key,year,venue,tags")
+    rows = {r["key"]: r for r in csv.DictReader(io.StringIO(out.stdout))}
+    assert rows["qerl"] == {
+        "key": "qerl",
+        "year": "2025",
+        "venue": "ICLR",
+        "tags": "toread; quantization",
+    }
+    assert rows["pcl"]["year"] == "2024" and rows["zhan_tecrl"]["year"] == ""
+    tsv = run("--corpus", annotated, "list", "--header", "--tag", "quantization").stdout
+    header, line = tsv.splitlines()
+    row = dict(zip(header.split("\t"), line.split("\t"), strict=True))
+    assert (row["year"], row["venue"], row["tags"]) == ("2025", "ICLR", "toread; quantization")
+    table = run("--corpus", annotated, "export", "-f", "markdown", "--style", "table").stdout
+    assert "| year |" in table and "| 2025 |" in table
+    stats = json.loads(run("--corpus", annotated, "stats", "-f", "json").stdout)
+    assert {"year": 2025, "count": 1} in stats["years"]
+    assert {"tag": "toread", "count": 2} in stats["tags"]
+    assert {"venue": "NeurIPS", "count": 1} in stats["venues"]
+
+
+# --- 4. honest formats -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("stats", "--format", "bibtex"),
+        ("config", "--format", "ris"),
+        ("index", "--status", "--format", "markdown"),
+        ("list", "--format", "docx"),
+    ],
+)
+def test_a_format_a_command_cannot_produce_is_a_usage_error(args):
+    result = run(*args, code=2)
+    assert result.stdout == ""
+    assert "is not one of" in result.stderr and "'json'" in result.stderr
+
+
+def test_report_formats_work():
+    for command in (("stats",), ("config",), ("index", "--status")):
+        for fmt in ("table", "tsv", "json", "yaml"):
+            assert run(*command, "-f", fmt).stdout
+
+
+def test_export_refuses_a_table_file_and_options_tsv_cannot_honour(tmp_path):
+    target = tmp_path / "out.txt"
+    result = run("export", "--format", "table", "-o", target, code=2)
+    assert "table" in result.stderr and not target.exists()
+    refused = run("export", "--format", "tsv", "--ascii", code=2)
+    assert refused.stdout == "" and "--ascii applies to --format bibtex" in refused.stderr
+    run("export", "--format", "ids", "--excel", code=2)
+
+
+def test_dash_output_is_stdout(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run("export", "qerl", "-f", "ids", "-o", "-")
+    assert len(result.stdout.split()) >= 1 and not (tmp_path / "-").exists()
+
+
+# --- 5. one TSV schema -------------------------------------------------------------------------
+
+
+def test_search_and_list_print_the_same_columns():
+    listed = {line.split("\t")[0]: line for line in run("list", "--header").stdout.splitlines()[1:]}
+    header, *rows = run("search", "entropy", "--header").stdout.splitlines()
+    assert header.split("\t") == list(TSV_COLUMNS)
+    assert rows and all(listed[row.split("\t")[0]] == row for row in rows)
+    scored_header, *scored = run("search", "entropy", "--header", "--scores").stdout.splitlines()
+    assert scored_header.split("\t") == [*TSV_COLUMNS, "score"]
+    for row in scored:
+        *fields, score = row.split("\t")
+        assert "\t".join(fields) == listed[fields[0]] and float(score) > 0
+
+
+def test_header_for_ids_and_the_guide_documents_the_columns():
+    from .conftest import ROOT
+
+    assert run("list", "-f", "ids", "--header").stdout.splitlines()[0] == "id"
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    assert "`" + "`, `".join(TSV_COLUMNS) + "`" in guide
+
+
+# --- 6. papercuts ------------------------------------------------------------------------------
+
+
+def test_corpus_and_index_dir_may_follow_the_command(tmp_path):
+    (tmp_path / "mine.txt").write_text(
+        "Topic\n\nWe propose CuriousRL, a curiosity method. It works.\n"
+    )
+    index = tmp_path / "ix"
+    hits = run("search", "curiosity", "--corpus", tmp_path / "mine.txt", "--index-dir", index)
+    assert "curiousrl" in hits.stdout and index.is_dir()
+    equals = run("search", "curiosity", f"--corpus={tmp_path / 'mine.txt'}", "-f", "ids")
+    assert len(equals.stdout.split()) == 1
+    real = _cli("list", "--corpus", str(tmp_path / "mine.txt"), "-f", "ids")
+    assert real.returncode == 0 and len(real.stdout.split()) == 1
+    # the short form after the command is not a global option (it would swallow query words)
+    run("search", "curiosity", "-c", tmp_path, code=2)
+    # a query word after -- is left alone
+    run("search", "--", "--corpus", code=1)
+
+
+def test_a_mistyped_command_suggests_once():
+    result = _cli("serach", "entropy")
+    assert result.returncode == 2 and result.stderr.count("Did you mean 'search'?") == 1
+
+
+def test_a_hit_found_by_author_shows_that_author(on_a_terminal):
+    out = run("search", "author:Bengio", "-f", "table").stdout
+    assert "Yun, St-Charles, …, Bengio, …" in out
+    plain = run("search", "red-teaming", "-f", "table", "--limit", "1").stdout
+    assert "Bengio" not in plain
+
+
+def test_short_authors_with_matched_authors():
+    from rlpapers.model import Paper
+
+    paper = Paper(id="x", abstract="a", authors=("Ann Lee", "Bo Kim", "Cy Po", "Dana Wu"))
+    assert render.short_authors(paper) == "Lee, Kim et al."
+    assert render.short_authors(paper, matched=("Dana Wu",)) == "Lee, Kim, …, Wu"
+    assert render.short_authors(paper, matched=("Cy Po",)) == "Lee, Kim, …, Po, …"
+    assert render.short_authors(paper, matched=("Ann Lee",)) == "Lee, Kim et al."
+
+
+def test_stats_terms_leave_out_latex_commands():
+    terms = [
+        t["term"] for t in json.loads(run("stats", "-f", "json", "--top", "40").stdout)["terms"]
+    ]
+    assert terms and not {"sigma", "mathcal", "tilde", "textbf", "sqrt"} & set(terms)
+
+
+def test_the_guide_documents_rlpapers_config():
+    from .conftest import ROOT
+
+    assert "RLPAPERS_CONFIG" in (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
