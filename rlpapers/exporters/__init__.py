@@ -27,6 +27,9 @@ FORMATS: dict[str, tuple[str, str]] = {
     "ris": ("ris", "RIS for EndNote, Zotero and Mendeley"),
 }
 
+#: What BibTeX, CSL-JSON and RIS say about a title the parser derived (``Paper.title_derived``).
+DERIVED_NOTE = "Title derived from the abstract"
+
 #: Options an exporter takes beyond the papers; others are refused with a clear message.
 OPTIONS: dict[str, set[str]] = {
     "bibtex": {"ascii"},

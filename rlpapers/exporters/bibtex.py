@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..model import Paper
+from . import DERIVED_NOTE
 from .latex import protect_capitals, to_latex, url_safe
 
 
@@ -44,4 +45,5 @@ def _authors(paper: Paper, ascii: bool) -> str:
 
 def _note(paper: Paper) -> str:
     where = "Abstract from " + ", ".join(paper.sources or (f"{paper.source}:{paper.line}",))
-    return f"{paper.note}. {where}" if paper.note else where
+    parts = [paper.note, DERIVED_NOTE if paper.title_derived else "", where]
+    return ". ".join(part.rstrip(".") for part in parts if part)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..model import Paper
 from ..parse.names import strip_markup
+from . import DERIVED_NOTE
 
 
 def export(papers: Iterable[Paper]) -> str:
@@ -30,13 +31,19 @@ def item(paper: Paper) -> dict[str, Any]:
         "URL": paper.first_link,
         "DOI": paper.doi,
         "container-title": paper.venue,
-        "note": paper.note,
+        "note": derived_note(paper),
         "issued": {"date-parts": [[paper.year]]} if paper.year else None,
     }
     data.update({k: v for k, v in optional.items() if v})
     if paper.authors_truncated:
         data["author"].append({"literal": "others"})
     return data
+
+
+def derived_note(paper: Paper) -> str:
+    """The paper's note, with a sentence saying the title was derived when it was."""
+    parts = [paper.note, DERIVED_NOTE if paper.title_derived else ""]
+    return ". ".join(part.rstrip(".") for part in parts if part)
 
 
 def _name(author: str) -> dict[str, str]:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ..model import Paper
 from ..parse.names import strip_markup
+from . import DERIVED_NOTE
 
 
 def export(papers: Iterable[Paper]) -> str:
@@ -24,6 +25,7 @@ def record(paper: Paper) -> str:
     lines += [("UR", paper.first_link)] if paper.first_link else []
     lines += [("DO", paper.doi)] if paper.doi else []
     lines += [("N1", paper.note)] if paper.note else []
+    lines += [("N1", DERIVED_NOTE)] if paper.title_derived else []
     lines.append(("ER", ""))
     return "".join(f"{tag}  - {_one_line(value)}\n" for tag, value in lines) + "\n"
 

@@ -398,7 +398,11 @@ def _leading_name(text: str) -> tuple[str, int, int] | None:
 
 
 def derive_title(abstract: str) -> tuple[str, str]:
-    """(name, title) for an abstract. The title is at most MAX_TITLE characters."""
+    """(name, title) for an abstract.
+
+    The title is at most MAX_TITLE characters and never ends in "…" or in a cut word: a phrase
+    that is too long is cut at a clause boundary (before "that", "which", ",", "by", …).
+    """
     doc = plain(abstract)
     found = find_name(doc)
     if found:
@@ -470,8 +474,70 @@ def _noun_phrase(text: str) -> str:
     text = _FILLER.sub("", text.strip())
     words = text.split()
     if len(words) > _DESCRIPTION_WORDS:
-        text = " ".join(words[:_DESCRIPTION_WORDS]).rstrip(",;:") + "…"
-    return _sentence_case(text)
+        words = cut_at_clause(words, _DESCRIPTION_WORDS)
+    return _sentence_case(" ".join(_without_dangling(words)))
+
+
+# Words a long phrase is cut before: relative and adverbial clauses, prepositional tails, and
+# participles that start a modifier ("…method built on …", "…framework trained with …").
+_STRONG_BOUNDARY = {"that", "which", "where", "whose", "while", "whereby", "thereby", "wherein"}
+_WEAK_BOUNDARY = {
+    "by", "to", "for", "with", "using", "via", "through", "in", "on", "and", "from", "across",
+    "under", "over", "into", "built", "based", "without", "as", "at", "of",
+}  # fmt: skip
+_DANGLING = _STOP | {
+    "of", "as", "at", "than", "between", "among", "within", "without", "has", "have", "had",
+    "was", "were", "be", "been", "being", "can", "could", "may", "might", "will", "would",
+    "should", "must", "not", "do", "does", "did", "called", "named", "termed", "dubbed",
+}  # fmt: skip
+_ADJECTIVE_END = re.compile(r"(?:able|ible|ous|ful|less|ical)$")
+
+
+def cut_at_clause(words: list[str], most: int, least: int = 2) -> list[str]:
+    """The first ``n`` words (``least <= n <= most``) ending before a clause boundary: a comma,
+    a relative pronoun ("that", "which"), a preposition or a participle. The strongest boundary
+    wins, the earliest among equals (a preposition or participle needs four words before it);
+    with no boundary, the first ``most`` words. Never cuts inside a word, never adds "…"."""
+    best: tuple[int, int] | None = None  # (strength, n)
+    for n in range(least, min(most, len(words) - 1) + 1):
+        strength = _boundary(words, n)
+        if strength < 3 and n < 4:
+            continue  # "Approach that shifts | from …": a weaker boundary needs four words
+        if strength and (best is None or strength > best[0]):
+            best = (strength, n)
+            if strength == 3:
+                break
+    return words[: best[1]] if best else words[:most]
+
+
+def _boundary(words: list[str], n: int) -> int:
+    """How good a place to end the phrase the gap before ``words[n]`` is (0: not one)."""
+    before, after = words[n - 1], words[n].lower().strip("(")
+    if before.lower().strip(",;:") in _DANGLING:
+        return 0
+    if before.endswith((",", ";", ":")) or after in _STRONG_BOUNDARY:
+        return 3
+    if after in _WEAK_BOUNDARY or (after.isalpha() and after.endswith(("ing", "ed"))):
+        return 2 if not before.lower().endswith(("ed", "ing")) else 1
+    return 0
+
+
+def _without_dangling(words: list[str]) -> list[str]:
+    """``words`` without a tail that cannot end a title: "of", "the", a lone adjective
+    ("the discovery of interpretable"); nothing when nothing else is left."""
+    while words:
+        last = words[-1].rstrip(",;:~").lower()
+        unclosed = (
+            last.count("(") > last.count(")")
+            or last.count("$") % 2
+            or last.endswith(("{", "/", "`", "\\"))
+            or not any(c.isalnum() for c in last)
+        )
+        if unclosed or last in _DANGLING or (last.isalpha() and _ADJECTIVE_END.search(last)):
+            words = words[:-1]
+        else:
+            break
+    return words
 
 
 _CLAUSE = r"(?:[^,;.]|\.(?=\d))"
@@ -500,7 +566,28 @@ def _sentence_case(text: str) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
+    """``text`` if it fits in ``limit`` characters, else cut at the last clause boundary that
+    fits (whole words only, no "…")."""
     if len(text) <= limit:
         return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:") + "…"
+    words = text[: limit + 1].split()[:-1]  # whole words that fit
+    return " ".join(_without_dangling(cut_at_clause(words, len(words), 1))).rstrip(" ,;:")
+
+
+def title_problems(title: str, abstract: str) -> list[str]:
+    """What is wrong with a derived ``title`` for ``abstract``, for tests and benchmarks: longer
+    than MAX_TITLE, an ellipsis, a last word cut short (not a whole word of the abstract) or
+    left dangling ("of", "the")."""
+    problems = []
+    if len(title) > MAX_TITLE:
+        problems.append(f"{len(title)} characters")
+    if title.rstrip().endswith(("…", "...")):
+        problems.append("ends in an ellipsis")
+    words = title.split()
+    last = words[-1].strip(".,;:()[]\"'") if words else ""
+    text = plain(abstract).text
+    if last and not re.search(r"(?<![\w\-])" + re.escape(last) + r"(?![\w])", text, re.I):
+        problems.append(f"last word {last!r} is not a whole word of the abstract")
+    if last in _DANGLING and len(words) > 1:  # lower case only: "Skeleton Less is More" is a name
+        problems.append(f"ends in {last!r}")
+    return problems
