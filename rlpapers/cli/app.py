@@ -133,10 +133,30 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion; see cli/complete.py
     suggest_commands=False,  # Click (>= 8.4) suggests the command itself: once is enough
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+# --- completion: the work is in cli/complete.py, imported only when the shell asks -----------
+
+
+def complete_query(incomplete: str) -> list[tuple[str, str]]:
+    from .complete import query_fields
+
+    return query_fields(incomplete)
+
+
+def complete_refs(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
+    from .complete import refs
+
+    return refs(ctx, incomplete)
+
+
+def complete_files(ctx: Any, param: Any, incomplete: str) -> list[Any]:
+    """Offer nothing, so that bash, zsh and fish complete file names themselves."""
+    return []
 
 
 # --- shared options ----------------------------------------------------------------------------
@@ -280,6 +300,7 @@ def main_options(
         typer.Option(
             "--corpus",
             "-c",
+            shell_complete=complete_files,
             help="A corpus file or folder of *.txt files (repeatable). Default: $RLPAPERS_CORPUS, "
             "the config file, or the bundled seeds. --corpus may also follow the command.",
         ),
@@ -288,6 +309,7 @@ def main_options(
         Path | None,
         typer.Option(
             "--index-dir",
+            shell_complete=complete_files,
             help="Where to keep the search index. Default: $RLPAPERS_INDEX_DIR or the cache "
             "folder. May also follow the command.",
         ),
@@ -343,7 +365,9 @@ def show(
     refs: Annotated[
         list[str],
         typer.Argument(
-            help="Ids, keys or unique id prefixes; '-' reads them from stdin.", show_default=False
+            help="Ids, keys or unique id prefixes; '-' reads them from stdin.",
+            show_default=False,
+            autocompletion=complete_refs,
         ),
     ],
     format: FormatOpt = None,
@@ -385,7 +409,12 @@ def expand_refs(refs: list[str]) -> Iterator[str]:
 def parse(
     ctx: typer.Context,
     file: Annotated[
-        str, typer.Argument(help="A seed file to check, or '-' for stdin.", show_default=False)
+        str,
+        typer.Argument(
+            help="A seed file to check, or '-' for stdin.",
+            show_default=False,
+            shell_complete=complete_files,
+        ),
     ],
     format: FormatOpt = None,
     header: HeaderOpt = False,
@@ -451,6 +480,7 @@ def search(
         typer.Argument(
             help='Words, field:value, "phrases", AND/OR/NOT, (groups), wild*, fuzzy~.',
             show_default=False,
+            autocompletion=complete_query,
         ),
     ],
     format: FormatOpt = None,
@@ -545,7 +575,12 @@ def _note_when_cut(lib: Any, text: str, filters: Any, hits: list[Any], shown: in
 def similar(
     ctx: typer.Context,
     ref: Annotated[
-        str, typer.Argument(help="The paper's id, key or id prefix.", show_default=False)
+        str,
+        typer.Argument(
+            help="The paper's id, key or id prefix.",
+            show_default=False,
+            autocompletion=complete_refs,
+        ),
     ],
     format: FormatOpt = None,
     limit: Annotated[
@@ -646,7 +681,9 @@ def export(
     query: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Export the hits of this query (default: every paper).", show_default=False
+            help="Export the hits of this query (default: every paper).",
+            show_default=False,
+            autocompletion=complete_query,
         ),
     ] = None,
     format: Annotated[
@@ -658,6 +695,7 @@ def export(
             "--output",
             "-o",
             help="Write to this file (atomically) instead of stdout; '-' is stdout.",
+            shell_complete=complete_files,
         ),
     ] = None,
     force: Annotated[
@@ -667,6 +705,7 @@ def export(
         str | None,
         typer.Option(
             "--ids",
+            shell_complete=complete_files,
             help="Export the papers whose ids or keys are in this file, one per line ('-' for stdin).",
         ),
     ] = None,
