@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,18 @@ os.environ.update(
         "_TYPER_FORCE_DISABLE_TERMINAL": "1",
     }
 )
+# Module-scoped fixtures (test_export's `papers`) are made before `isolated` below applies: they
+# too must not read or write the user's cache, data folder and ledger.
+_SESSION_HOME = Path(tempfile.mkdtemp(prefix="rlpapers-tests-"))
+os.environ.update(
+    {
+        "XDG_CACHE_HOME": str(_SESSION_HOME / "cache"),
+        "XDG_DATA_HOME": str(_SESSION_HOME / "data"),
+        "XDG_CONFIG_HOME": str(_SESSION_HOME / "config"),
+    }
+)
+for _name in ("RLPAPERS_CONFIG", "RLPAPERS_INDEX_DIR", "RLPAPERS_DATA_DIR", "RLPAPERS_CORPUS"):
+    os.environ.pop(_name, None)
 
 
 @pytest.fixture(autouse=True)

@@ -100,3 +100,22 @@ def test_exports_say_the_title_was_derived(seeds_copy):
 def test_a_parsed_record_says_its_title_is_derived():
     (paper,) = parse_text("Topic\n\nWe propose FooRL, a method for foo. It works.\n")
     assert paper.title_derived and paper.to_dict()["title_derived"] is True
+
+
+def test_a_new_parser_version_rederives_stored_titles(tmp_path, monkeypatch):
+    import rlpapers.parse as parse
+    import rlpapers.parse.names as names
+    import rlpapers.store as store
+    import rlpapers.store.refresh as refresh
+    from rlpapers.library import Library
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("Topic\n\nWe propose FooRL, a method for foo. It works.\n")
+    real = names.derive_title
+    monkeypatch.setattr(names, "derive_title", lambda abstract: ("FooRL", "FooRL: old guess…"))
+    assert Library([corpus], tmp_path / "ix").papers[0].title == "FooRL: old guess…"
+    monkeypatch.setattr(names, "derive_title", real)
+    for module in (parse, store, refresh):
+        monkeypatch.setattr(module, "PARSER_VERSION", parse.PARSER_VERSION + "-next")
+    assert Library([corpus], tmp_path / "ix").papers[0].title == "FooRL: Method for foo"

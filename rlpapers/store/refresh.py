@@ -66,7 +66,9 @@ class Refresh:
         self.before = {row[0]: FileState(*row) for row in self.con.execute("SELECT * FROM files")}
 
     def run(self) -> None:
-        if self.store._meta("parser") != PARSER_VERSION:
+        # a new parser may give other titles and names: no stored record can be kept as it is
+        self.new_parser = self.store._meta("parser") != PARSER_VERSION
+        if self.new_parser:
             with transaction(self.con):
                 self.con.execute("DELETE FROM parses")
         data = self._hash()
@@ -203,7 +205,11 @@ class Refresh:
             by_file.setdefault(item.file, []).append(item)
         for state in corpus:
             mine = by_file.get(state.path, [])
-            if meta_same and self._stable(state, mine, previous, identity, copies):
+            if (
+                meta_same
+                and not self.new_parser
+                and self._stable(state, mine, previous, identity, copies)
+            ):
                 produced.update(identity.ids[i.cid] for i in mine)
                 old = self.before.get(state.path)
                 if old is not None and old.position != state.position:
