@@ -556,19 +556,20 @@ def search(
         nothing_found(
             f'no papers match; did you mean "{suggestion}"?' if suggestion else "no papers match"
         )
-    if limit is None and not all_ and shown is not None and chosen != "semantic":
-        hits = _note_when_cut(lib, text, filters, [first, *hits], shown)
+    if limit is None and not all_ and shown is not None:  # a terminal's short list
+        taken = [first, *hits]
+        render.hits(taken, fmt, show_scores=scores, header=header)
+        if len(taken) == shown and chosen != "semantic":
+            _note_when_cut(lib, text, filters, shown)
+        return
     render.hits(chain([first], hits), fmt, show_scores=scores, header=header)
 
 
-def _note_when_cut(lib: Any, text: str, filters: Any, hits: list[Any], shown: int) -> Any:
-    """The hits after the first (already taken), and a note on stderr when more were found than
-    the terminal shows."""
-    if len(hits) >= shown:
-        total = lib.count(text, filters or None)
-        if total > len(hits):
-            report(f"{len(hits)} of {total} shown (--all for the rest)", "note")
-    return iter(hits[1:])
+def _note_when_cut(lib: Any, text: str, filters: Any, shown: int) -> None:
+    """Below a terminal's short list, say on stderr when more papers matched than it shows."""
+    total = lib.count(text, filters or None)
+    if total > shown:
+        report(f"{shown} of {total} shown (--all for the rest)", "note")
 
 
 @app.command()
