@@ -460,12 +460,12 @@ def test_ctrl_c_during_a_multiprocess_build_is_one_line_and_exit_130(tmp_path):
     proc = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
-    deadline = time.time() + 60
+    deadline = time.time() + 180
     while time.time() < deadline and not psutil.Process(proc.pid).children():
         time.sleep(0.05)
     assert psutil.Process(proc.pid).children(), "the writer never started its workers"
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=180)
     assert proc.returncode == 130 and err == "note: interrupted\n", err
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and len(done.stdout.split()) == 10
+    assert done.returncode == 0 and len(done.stdout.split()) == 3000  # a pipe gets every hit
