@@ -1,8 +1,9 @@
 """Seed files to Paper records.
 
 Data flows one way: bytes -> text (``text.decode``/``clean``) -> blocks (``blocks.split_blocks``)
--> roles (``roles.classify``) -> Paper. A block's role is decided by what it contains, so files
-that lack category or author lines, or mix both seed layouts, parse the same way. Wrapped lines
+-> roles (``roles.assign``) -> Paper. A block's role is decided by what it contains, and where
+that is ambiguous by the layout the file follows elsewhere, so files that lack category or author
+lines, or mix both seed layouts, parse the same way. Wrapped lines
 are joined and words broken at a line end are mended with the file's own vocabulary. Names and
 titles come from ``names.derive_title``. Oddities that lose nothing (an empty file, an author line
 with no abstract after it) are reported as ``ParseWarning``; unreadable input raises ``ParseError``.
@@ -15,7 +16,7 @@ import hashlib
 import re
 import unicodedata
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..errors import ParseError, ParseWarning
@@ -86,33 +87,30 @@ def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) 
 
 
 def _assemble(blocks: list[Block], vocab: set[str], source: str, titles: Titles) -> list[Paper]:
-    from .roles import Role, classify, could_be_name, split_authors, split_categories
+    from .roles import Role, assign, split_authors, split_categories
 
+    texts = []
+    for block in blocks:  # a loop, not a comprehension: _bounded's warning names our caller
+        texts.append(_bounded(join_lines(block.lines, vocab), source, block.line))
     papers: list[Paper] = []
     topic = ""
     categories: tuple[str, ...] = ()
     authors: tuple[tuple[str, ...], bool] | None = None
-    pending_line = 0
-    for index, block in enumerate(blocks):
-        text = _bounded(join_lines(block.lines, vocab), source, block.line)
-        role = classify(text, first=index == 0, last=index == len(blocks) - 1)
-        if role is Role.CATEGORY and categories and authors is None and could_be_name(text):
-            role = (
-                Role.AUTHORS
-            )  # a lone name right after the category line: "Naomi Omeonga wa Kayembe"
+    pending: dict[Role, int] = {}  # the lines of the category and author lines not yet used
+    for block, text, role in zip(blocks, texts, assign(texts), strict=True):
         if role is Role.HEADER:
             topic = text
         elif role is Role.CATEGORY:
-            _warn_orphan(authors is not None or bool(categories), source, pending_line)
-            categories, authors, pending_line = tuple(split_categories(text)), None, block.line
+            _warn_unused(pending.values(), source)
+            categories, authors, pending = tuple(split_categories(text)), None, {role: block.line}
         elif role is Role.AUTHORS:
-            _warn_orphan(authors is not None, source, pending_line)
+            _warn_unused([pending.pop(role)] if role in pending else [], source)
             names, truncated = split_authors(text)
-            authors, pending_line = (tuple(names), truncated), pending_line or block.line
+            authors, pending[role] = (tuple(names), truncated), block.line
         else:
             papers.append(_paper(text, block.line, source, topic, categories, authors, titles))
-            categories, authors, pending_line = (), None, 0
-    _warn_orphan(authors is not None or bool(categories), source, pending_line)
+            categories, authors, pending = (), None, {}
+    _warn_unused(pending.values(), source)
     if not papers:
         warnings.warn(ParseWarning(f"{source}: no abstracts found, no records"), stacklevel=3)
     return papers
@@ -136,8 +134,8 @@ def _bounded(text: str, source: str, line: int) -> str:
     return text[: cut if cut > 0 else MAX_PARAGRAPH]
 
 
-def _warn_orphan(orphan: bool, source: str, line: int) -> None:
-    if orphan:
+def _warn_unused(lines: Iterable[int], source: str) -> None:
+    for line in sorted(lines):
         message = f"{source}:{line}: category or author line with no abstract after it, ignored"
         warnings.warn(ParseWarning(message), stacklevel=4)
 

@@ -1,11 +1,14 @@
-"""Blocks to roles: header, category line, author line or abstract, decided by content.
+"""Blocks to roles: header, category line, author line or abstract.
 
-Position only matters for the header, which can only be a file's first block.
+``classify`` decides one block by what it contains; position only matters for the header, which
+can only be a file's first block. ``assign`` then reads the whole file: where a block's content
+is ambiguous, the layout the file follows elsewhere decides (docs/parsing.md has the rules).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from enum import StrEnum
 
 from .text import PARTICLES
@@ -19,12 +22,23 @@ class Role(StrEnum):
 
 
 _CATEGORY_SEP = re.compile(r"\s*[·•]\s*|\s+>\s+|\s+\|\s+")
+# An arXiv category code (``cs.LG``, ``quant-ph``, ``physics.soc-ph``): a line that starts with
+# one and goes on with ``·`` is a category line however long, with MSC/ACM classes after it.
+_ARXIV = re.compile(
+    r"(?:cs|math|stat|eess|econ|q-bio|q-fin|physics|astro-ph|cond-mat|nlin|gr-qc|hep-ex|hep-lat"
+    r"|hep-ph|hep-th|math-ph|nucl-ex|nucl-th|quant-ph)(?:\.[A-Za-z][A-Za-z-]*)?"
+)
+_ARXIV_LINE = re.compile(_ARXIV.pattern + r"(?:\s*[·•]|\s*$)")
 _ET_AL = re.compile(r"(?:[,，、]?\s*(?:等(?:人)?|et\.?\s+al\.?|and\s+others|…|\.\.\.))\s*$", re.I)
 _NAME_SPLIT = re.compile(r"\s*[,，、;；]\s*|\s+and\s+|\s*&\s*")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 _MARKS = re.compile(r"(?<=\w)[†‡§¶*∗#\d,]+(?=\s|$)|^\s*[†‡§¶*∗#]+")
-_NAME_WORD = re.compile(r"^(?:[A-Z]\.?(?:-[A-Z]\.?)?|[^\W\d_][\w'’.\-]*)$")
+# A word of a name: an initial (``D.``, ``-F.``, ``P.-W.``), a stray ``.`` (``L. A . Clarke``),
+# or letters with apostrophes, dots and hyphens.
+_NAME_WORD = re.compile(r"^(?:-?[A-Z]\.?(?:-[A-Z]\.?)?|\.|[^\W\d_][\w'’.\-]*)$")
+_QUOTES = "\"“”'‘’"
+_TIE = re.compile(r"(?<=\w)~(?=\w)")  # LaTeX's unbreakable space: ``Nikin~Matharaarachchi``
 
 
 def classify(text: str, first: bool, last: bool = False) -> Role:
@@ -33,6 +47,8 @@ def classify(text: str, first: bool, last: bool = False) -> Role:
     A lone short label (``cs.LG``, ``Planning``) between blocks is a one-item category line: an
     abstract is longer and ends like a sentence.
     """
+    if _ARXIV_LINE.match(text) and is_category_line(text):
+        return Role.CATEGORY
     if len(text) > 400 and _SENTENCE_END.search(text) and not text.endswith("al."):
         return Role.ABSTRACT  # the common case, decided without splitting names
     if is_category_line(text):
@@ -60,6 +76,10 @@ def _is_header(text: str) -> bool:
 
 
 def is_category_line(text: str) -> bool:
+    """Parts separated by ``·``; one arXiv code alone (``cs.CV``) is a category line too."""
+    if _ARXIV_LINE.match(text):
+        parts = split_categories(text)
+        return len(parts) == 1 and _ARXIV.fullmatch(parts[0]) is not None or len(parts) >= 2
     if len(text) > 200 or _SENTENCE_END.search(text) or "·" not in text and "•" not in text:
         return False
     parts = split_categories(text)
@@ -81,7 +101,7 @@ def split_authors(text: str) -> tuple[list[str], bool]:
 
 
 def _clean_name(name: str) -> str:
-    name = _MARKS.sub("", name).strip()
+    name = _MARKS.sub("", _TIE.sub(" ", name)).strip()
     return name.strip(" .:") if _CJK.search(name) else name.strip(" :")
 
 
@@ -119,7 +139,7 @@ def is_author_line(text: str) -> bool:
     return good >= 0.75 * len(names) and _is_name(names[0])
 
 
-def _is_name(name: str, strict: bool = False) -> bool:
+def _is_name(name: str, strict: bool = False, loose: bool = False) -> bool:
     if _CJK.search(name):
         return len(name) <= 12 and not re.search(r"[。，：；]", name)
     words = name.split()
@@ -129,15 +149,90 @@ def _is_name(name: str, strict: bool = False) -> bool:
     for word in words:
         if word.lower() in PARTICLES:
             continue
-        if not _NAME_WORD.match(word.strip('"“”')):
+        word = word.strip(_QUOTES) or word  # a nickname: Ho Yin 'Sam' Ng
+        if not _NAME_WORD.match(word):
             return False
-        if word.strip('"“”')[0].isupper():
+        if word.lstrip("-.")[:1].isupper():
             capitalised += 1
-        elif strict:
+        elif strict and word != ".":
             return False
-    return capitalised >= 1
+    return capitalised >= 1 or loose
 
 
-def could_be_name(text: str) -> bool:
-    """A single person's name, loosely: for a block whose position says it is the author line."""
-    return "·" not in text and _is_name(_clean_name(text))
+# --- the file's own evidence --------------------------------------------------------------------
+
+_PROSE = re.compile(r"[^\W\d_]{3,}[.!?。！？](?:\s+[A-Z]|\s*$)")  # "the data. We", "the data."
+
+
+def assign(texts: list[str]) -> list[Role]:
+    """The role of every block of a file, in order.
+
+    Each block is first classified by its content. Then the layout the file follows settles the
+    blocks whose content is ambiguous, each rule looking at the block's neighbours:
+
+    - a block right before an abstract is the author line when it reads as a list of names at all
+      (``Nikin~Matharaarachchi, …``, ``Naomi Omeonga wa Kayembe``, ``Mingxiao LI, mang ning``)
+      and it follows a category line, or the file has author lines right before abstracts
+      elsewhere;
+    - of two author-like blocks before an abstract, the first is a one-part category line when the
+      file puts category lines before author lines (``Reinforcement Learning``, then the names);
+    - a lone label before an abstract that reads as a name is a one-part category line when the
+      file has category lines and no other author lines.
+    """
+    last = len(texts) - 1
+    roles = [classify(text, first=i == 0, last=i == last) for i, text in enumerate(texts)]
+    if _categories_first(roles):
+        for i in range(last - 1):
+            if roles[i : i + 3] == [Role.AUTHORS, Role.AUTHORS, Role.ABSTRACT] and _is_label(
+                texts[i]
+            ):
+                roles[i] = Role.CATEGORY
+    authors_before_abstracts = _authors_before_abstracts(roles)
+    for i in range(1, last):
+        if (
+            roles[i + 1] is Role.ABSTRACT
+            and roles[i] is not Role.AUTHORS
+            and (roles[i - 1] is Role.CATEGORY or authors_before_abstracts)
+            and could_be_authors(texts[i])
+        ):
+            roles[i] = Role.AUTHORS
+    if Role.CATEGORY in roles:
+        _lone_labels_are_categories(texts, roles)
+    return roles
+
+
+def _categories_first(roles: list[Role]) -> bool:
+    pairs = Counter(zip(roles, roles[1:], strict=False))
+    return pairs[Role.CATEGORY, Role.AUTHORS] >= pairs[Role.AUTHORS, Role.CATEGORY]
+
+
+def _authors_before_abstracts(roles: list[Role]) -> bool:
+    return any(
+        role is Role.AUTHORS and after is Role.ABSTRACT
+        for role, after in zip(roles, roles[1:], strict=False)
+    )
+
+
+def _lone_labels_are_categories(texts: list[str], roles: list[Role]) -> None:
+    lone = [
+        i
+        for i in range(1, len(roles) - 1)
+        if roles[i] is Role.AUTHORS
+        and roles[i - 1] is not Role.CATEGORY
+        and roles[i + 1] is Role.ABSTRACT
+        and _is_label(texts[i])
+    ]
+    if lone and roles.count(Role.AUTHORS) == len(lone):
+        for i in lone:
+            roles[i] = Role.CATEGORY
+
+
+def could_be_authors(text: str) -> bool:
+    """Names at all, loosely (lower-case surnames, odd shapes): for a block that stands where the
+    file's layout puts its author line. Prose, and category lines, are not."""
+    if len(text) > 3000 or "·" in text or _ARXIV_LINE.match(text) or _PROSE.search(text):
+        return False
+    names, _ = split_authors(text)
+    if not names or not all(len(name.split()) <= 6 for name in names):
+        return False
+    return sum(_is_name(name, loose=True) for name in names) * 2 >= len(names)
