@@ -352,7 +352,8 @@ def _timer(checkout: Path, folder: Path) -> subprocess.Popen[str]:
         "print(p.time_files(__import__('pathlib').Path(sys.argv[2])), rlpapers.__file__)"
     )
     argv = [sys.executable, "-c", code, str(Path(__file__).parent), str(folder)]
-    return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True)
+    # run in the folder of corpus files, so that no rlpapers in the current folder comes first
+    return subprocess.Popen(argv, env=env, cwd=folder, stdout=subprocess.PIPE, text=True)
 
 
 def compare_speed(papers: list[Truth], baseline: Path, folder: Path, rounds: int) -> dict[str, Any]:
@@ -360,12 +361,13 @@ def compare_speed(papers: list[Truth], baseline: Path, folder: Path, rounds: int
     write_layout(papers, LAYOUTS[0], folder)
     times: dict[str, list[float]] = {"this": [], "baseline": []}
     for _ in range(rounds):
-        procs = {"this": _timer(ROOT, folder), "baseline": _timer(baseline, folder)}
+        checkouts = {"this": ROOT, "baseline": baseline.resolve()}
+        procs = {name: _timer(checkout, folder) for name, checkout in checkouts.items()}
         for name, proc in procs.items():
             out, _ = proc.communicate()
-            if proc.returncode:
-                raise RuntimeError(f"timing {name} failed")
-            seconds, module = out.split()
+            seconds, module = out.split() if proc.returncode == 0 else ("", "")
+            if not module.startswith(str(checkouts[name])):
+                raise RuntimeError(f"timing {name} failed or imported rlpapers from {module}")
             times[name].append(float(seconds))
     best = {name: min(values) for name, values in times.items()}
     return {
@@ -416,7 +418,9 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the arXiv .jsonl.gz")
     parser.add_argument("--sample", type=int, help="only the first N records (default: all)")
     names = [layout.name for layout in LAYOUTS]
-    parser.add_argument("--layouts", nargs="+", choices=names, default=names)
+    parser.add_argument(
+        "--layouts", nargs="*", choices=names, default=names, help="none: only --baseline timing"
+    )
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--baseline", type=Path, help="a checkout to time the seed layout against")
     parser.add_argument("--rounds", type=int, default=3, help="timing rounds with --baseline")
@@ -436,7 +440,7 @@ def main() -> None:
                 if layout.name in args.layouts:
                     chosen = seed if layout.repeat else papers
                     results.append(run_layout(chosen, layout, Path(tmp), pool))
-                    print(f"{layout.name}: done", file=sys.stderr)
+                    print(table(results[-1:]).splitlines()[-1], file=sys.stderr)
         speed = (
             compare_speed(seed, args.baseline, Path(tmp), args.rounds) if args.baseline else None
         )
