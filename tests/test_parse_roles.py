@@ -83,6 +83,23 @@ AUTHOR_LINES = [
         (". Pazzaglia", "V. Vendetti", "L. D. Comencini", "F. Deriu", "V. Modugno"),
     ),
     ("D. -F. Qin", ("D. -F. Qin",)),
+    (
+        "Alessandra M. M. M. Gouvêa, Nuno Paulos, Eduardo Uchoa e Mariá C. V. Nascimento",
+        ("Alessandra M. M. M. Gouvêa", "Nuno Paulos", "Eduardo Uchoa e Mariá C. V. Nascimento"),
+    ),
+    (
+        "Ko Watanabe. Stanislav Frolov. Adriano Lucieri. Andreas Dengel",
+        ("Ko Watanabe. Stanislav Frolov. Adriano Lucieri. Andreas Dengel",),
+    ),
+    (
+        "Tom Devynck Bilal Faye Djamel Bouchaffra Nadjib Lazaar Hanane Azzag Mustapha Lebbah",
+        ("Tom Devynck Bilal Faye Djamel Bouchaffra Nadjib Lazaar Hanane Azzag Mustapha Lebbah",),
+    ),
+    (
+        "H S V N S Kowndinya Renduchintala, Sumit Bhatia",
+        ("H S V N S Kowndinya Renduchintala", "Sumit Bhatia"),
+    ),
+    ("Marcelo Fernandez - TraslaIA", ("Marcelo Fernandez - TraslaIA",)),
 ]
 
 

@@ -34,9 +34,9 @@ _NAME_SPLIT = re.compile(r"\s*[,，、;；]\s*|\s+and\s+|\s*&\s*")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 _MARKS = re.compile(r"(?<=\w)[†‡§¶*∗#\d,]+(?=\s|$)|^\s*[†‡§¶*∗#]+")
-# A word of a name: an initial (``D.``, ``-F.``, ``P.-W.``), a stray ``.`` (``L. A . Clarke``),
-# or letters with apostrophes, dots and hyphens.
-_NAME_WORD = re.compile(r"^(?:-?[A-Z]\.?(?:-[A-Z]\.?)?|\.|[^\W\d_][\w'’.\-]*)$")
+# A word of a name: an initial (``D.``, ``-F.``, ``P.-W.``), a stray ``.`` or dash
+# (``L. A . Clarke``, ``Marcelo Fernandez - TraslaIA``), or letters with apostrophes, dots, hyphens.
+_NAME_WORD = re.compile(r"^(?:-?[A-Z]\.?(?:-[A-Z]\.?)?|[.\-–]|[^\W\d_][\w'’.\-]*)$")
 _QUOTES = "\"“”'‘’"
 _TIE = re.compile(r"(?<=\w)~(?=\w)")  # LaTeX's unbreakable space: ``Nikin~Matharaarachchi``
 
@@ -143,7 +143,7 @@ def _is_name(name: str, strict: bool = False, loose: bool = False) -> bool:
     if _CJK.search(name):
         return len(name) <= 12 and not re.search(r"[。，：；]", name)
     words = name.split()
-    if not 1 <= len(words) <= 6:
+    if not 1 <= len(words) <= (30 if loose else 6):  # loose: "Tom Devynck Bilal Faye …"
         return False
     capitalised = 0
     for word in words:
@@ -154,14 +154,15 @@ def _is_name(name: str, strict: bool = False, loose: bool = False) -> bool:
             return False
         if word.lstrip("-.")[:1].isupper():
             capitalised += 1
-        elif strict and word != ".":
+        elif strict and word not in ".-–":
             return False
     return capitalised >= 1 or loose
 
 
 # --- the file's own evidence --------------------------------------------------------------------
 
-_PROSE = re.compile(r"[^\W\d_]{3,}[.!?。！？](?:\s+[A-Z]|\s*$)")  # "the data. We", "the data."
+_FUNCTION_WORD = re.compile(r"\b(?:the|of|we|is|are|to|for|with|this|that|our|in|on|by|an|from)\b")
+_NAME_STOP = re.compile(r"(?<=[^\W\d_]{2})\.\s+")  # "Ko Watanabe. Stanislav Frolov"
 
 
 def assign(texts: list[str]) -> list[Role]:
@@ -171,7 +172,8 @@ def assign(texts: list[str]) -> list[Role]:
     blocks whose content is ambiguous, each rule looking at the block's neighbours:
 
     - a block right before an abstract is the author line when it reads as a list of names at all
-      (``Nikin~Matharaarachchi, …``, ``Naomi Omeonga wa Kayembe``, ``Mingxiao LI, mang ning``)
+      (``Nikin~Matharaarachchi, …``, ``Naomi Omeonga wa Kayembe``, ``Mingxiao LI, mang ning``,
+      ``Tom Devynck Bilal Faye …``)
       and it follows a category line, or the file has author lines right before abstracts
       elsewhere;
     - of two author-like blocks before an abstract, the first is a one-part category line when the
@@ -228,11 +230,22 @@ def _lone_labels_are_categories(texts: list[str], roles: list[Role]) -> None:
 
 
 def could_be_authors(text: str) -> bool:
-    """Names at all, loosely (lower-case surnames, odd shapes): for a block that stands where the
-    file's layout puts its author line. Prose, and category lines, are not."""
-    if len(text) > 3000 or "·" in text or _ARXIV_LINE.match(text) or _PROSE.search(text):
+    """Names at all, loosely (lower-case surnames, odd shapes, names run together or separated
+    by full stops): for a block that stands where the file's layout puts its author line. Prose
+    (a final full stop after a word, or words such as "the", "of", "we") and category lines are
+    not."""
+    if len(text) > 3000 or "·" in text or _ARXIV_LINE.match(text):
         return False
-    names, _ = split_authors(text)
-    if not names or not all(len(name.split()) <= 6 for name in names):
+    if _ends_like_prose(text) or _FUNCTION_WORD.search(text):
         return False
-    return sum(_is_name(name, loose=True) for name in names) * 2 >= len(names)
+    names = [part for name in split_authors(text)[0] for part in _NAME_STOP.split(name)]
+    return bool(names) and sum(_is_name(name, loose=True) for name in names) * 2 >= len(names)
+
+
+def _ends_like_prose(text: str) -> bool:
+    """Ends with a word and a full stop: "… it is tight.", "… aa." but not "et al." or "Jr."."""
+    last = text.rsplit(None, 1)[-1] if text.strip() else ""
+    word = last[:-1]
+    if not last or last[-1] not in ".!?。！？" or word == "al" or not word.isalpha():
+        return False
+    return word[0].islower() or len(word) >= 3
