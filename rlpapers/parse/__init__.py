@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 #: Bump when parsing gives different records for the same bytes: cached parses are then redone.
-PARSER_VERSION = "4"
+PARSER_VERSION = "5"
 
 _URL = re.compile(r"https?://[^\s<>\"'{}|\\^`\]]+")
 _SPACE = re.compile(r"\s+")
