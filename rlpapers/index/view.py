@@ -266,25 +266,32 @@ def _write_all(ix: Any, papers: Iterable[Paper], total: int, tick: Progress) -> 
 
 
 def _stop_children(writer: Any) -> None:
-    """End the writer's worker processes before their files are removed under them."""
+    """End the writer's worker processes before their files are removed under them, and let
+    go of the queues that fed them (else exiting waits for a reader that is gone)."""
     tasks = getattr(writer, "tasks", [])
     for task in tasks:
         task.terminate()
     for task in tasks:
         task.join(timeout=5)
+    for name in ("jobqueue", "resultqueue"):
+        queue = getattr(writer, name, None)
+        if queue is not None:
+            queue.cancel_join_thread()
 
 
 def _quiet_children(writer: Any) -> None:
-    """Start the writer's worker processes with Ctrl-C ignored: the parent alone stops (and
-    cancels them), so an interrupted build prints one line, not a traceback per process."""
+    """Start the writer's worker processes with Ctrl-C blocked: the parent alone stops (and
+    ends them), so an interrupted build prints one line, not a traceback per process. The
+    signal is blocked, not ignored, in the parent while it forks: a Ctrl-C then still reaches
+    it a moment later."""
     start = writer._new_task
 
     def new_task() -> Any:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             return start()
         finally:
-            signal.signal(signal.SIGINT, previous)
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     writer._new_task = new_task
 

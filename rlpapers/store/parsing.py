@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,19 +33,23 @@ class Parsed:
 Job = tuple[bytes, str, Titles, str | None]  # bytes, file name, known titles, encoding
 
 
-def parse_many(jobs: list[Job]) -> Iterator[Parsed]:
-    """Parse each job, in order."""
-    if (
-        len(jobs) < 2
-        or sum(len(job[0]) for job in jobs) < PARALLEL_BYTES
-        or (os.cpu_count() or 1) < 2
-    ):
+def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
+    """Parse each job (``count`` of them, ``size`` bytes in all), in order. Jobs are taken from
+    the iterable only a few ahead of the results, so at most a few files are in memory."""
+    if count < 2 or size < PARALLEL_BYTES or (os.cpu_count() or 1) < 2:
         yield from (parse_one(job) for job in jobs)
         return
-    from concurrent.futures import ProcessPoolExecutor
+    from collections import deque
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=2) as pool:
-        yield from pool.map(parse_one, jobs, chunksize=1)
+        pending: deque[Future[Parsed]] = deque()
+        for job in jobs:
+            pending.append(pool.submit(parse_one, job))
+            if len(pending) >= 4:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def parse_one(job: Job) -> Parsed:

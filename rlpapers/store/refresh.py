@@ -21,7 +21,7 @@ from ..parse import PARSER_VERSION
 from .db import chunks, transaction
 from .files import CORPUS, FileState, read_bytes
 from .identity import Version, match_edits
-from .parsing import Parsed, Titles, parse_many
+from .parsing import Parsed, parse_many
 
 if TYPE_CHECKING:
     from . import Store
@@ -71,8 +71,8 @@ class Refresh:
         if self.new_parser:
             with transaction(self.con):
                 self.con.execute("DELETE FROM parses")
-        data = self._hash()
-        self._parse_missing(data)
+        self._hash()
+        self._parse_missing()
         corpus = [s for s in self.states if s.kind == CORPUS]
         headers = self._headers(corpus)
         items = [
@@ -92,19 +92,17 @@ class Refresh:
 
     # --- files --------------------------------------------------------------------------------
 
-    def _hash(self) -> dict[str, bytes]:
-        """Fill in each file's hash; a file whose stat is unchanged keeps its recorded hash."""
-        data: dict[str, bytes] = {}
+    def _hash(self) -> None:
+        """Fill in each file's hash; a file whose stat is unchanged keeps its recorded hash.
+        No bytes are kept: a file that must be parsed is read again then, one at a time."""
         hashed = []
         for state in self.states:
             old = self.before.get(state.path)
             if old is not None and (old.size, old.mtime_ns) == (state.size, state.mtime_ns):
                 hashed.append(_with_sha1(state, old.sha1))
             else:
-                data[state.path] = read_bytes(state.path)
-                hashed.append(state.hashed(data[state.path]))
+                hashed.append(state.hashed(read_bytes(state.path)))
         self.states = hashed
-        return data
 
     def _encodings(self) -> dict[str, str]:
         """Each corpus file's explicit encoding ('' where it is detected): the store's own
@@ -124,7 +122,7 @@ class Refresh:
             if s.kind == CORPUS
         }
 
-    def _parse_missing(self, data: dict[str, bytes]) -> None:
+    def _parse_missing(self) -> None:
         encodings = self._encodings()
         have = set(self.con.execute("SELECT sha1, name, encoding FROM parses"))
         todo = [
@@ -135,16 +133,12 @@ class Refresh:
         todo = list({(s.sha1, s.name): s for s in todo}.values())
         if not todo:
             return
-        jobs: list[tuple[bytes, str, Titles, str | None]] = [
-            (
-                data.get(s.path) or read_bytes(s.path),
-                s.name,
-                self._known_titles(s),
-                encodings[s.path] or None,
-            )
+        jobs = (
+            (read_bytes(s.path), s.name, self._known_titles(s), encodings[s.path] or None)
             for s in todo
-        ]
-        for state, parsed in zip(todo, parse_many(jobs), strict=True):
+        )
+        size = sum(s.size for s in todo)
+        for state, parsed in zip(todo, parse_many(jobs, len(todo), size), strict=True):
             for message in parsed.warnings:
                 warnings.warn(ParseWarning(message), stacklevel=2)
             with transaction(self.con):
@@ -197,61 +191,58 @@ class Refresh:
         meta_same = self._metadata_unchanged()
         finisher = self._finisher(duplicated, identity, items)
         counter = int(self.store._meta("counter", "0")) + 1
-        written: list[tuple[Any, ...]] = []
+        written: list[str] = []
         produced: set[str] = set()
         moved: list[tuple[int, str]] = []
         by_file: dict[str, list[Item]] = {}
         for item in items:
             by_file.setdefault(item.file, []).append(item)
-        for state in corpus:
-            mine = by_file.get(state.path, [])
-            if (
-                meta_same
-                and not self.new_parser
-                and self._stable(state, mine, previous, identity, copies)
-            ):
-                produced.update(identity.ids[i.cid] for i in mine)
-                old = self.before.get(state.path)
-                if old is not None and old.position != state.position:
+        insert = "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        with transaction(self.con):  # one transaction: a killed refresh leaves the last state
+            for state in corpus:
+                mine = by_file.get(state.path, [])
+                if self.before.get(state.path, state).position != state.position:
                     moved.append((state.position, state.path))
-                continue
-            for row in self.rows(state.path):
-                paper = finisher(Paper.from_dict(row))
-                if paper is None:
-                    continue
-                pid = paper.id
-                produced.add(pid)
-                record = paper.to_dict()
-                fingerprint = _digest(record)
-                old_record = previous.get(pid)
-                place = (first[row["id"]].file, first[row["id"]].ordinal)
                 if (
-                    old_record
-                    and old_record.digest == fingerprint
-                    and (old_record.file, old_record.ordinal) == place
+                    meta_same
+                    and not self.new_parser
+                    and self._stable(state, mine, previous, identity, copies)
                 ):
-                    if self.before.get(state.path, state).position != state.position:
-                        moved.append((state.position, state.path))
+                    produced.update(identity.ids[i.cid] for i in mine)
                     continue
-                written.append(
-                    (
-                        pid,
-                        paper.key,
-                        place[0],
-                        first[row["id"]].fpos,
-                        place[1],
-                        fingerprint,
-                        copies[row["id"]],
-                        counter,
-                        json.dumps(record, ensure_ascii=False),
+                rows = []  # one file's changed records at a time: memory stays flat
+                for row in self.rows(state.path):
+                    paper = finisher(Paper.from_dict(row))
+                    if paper is None:
+                        continue
+                    produced.add(paper.id)
+                    record = paper.to_dict()
+                    fingerprint = _digest(record)
+                    old_record = previous.get(paper.id)
+                    where = first[row["id"]]
+                    if (
+                        old_record
+                        and old_record.digest == fingerprint
+                        and (old_record.file, old_record.ordinal) == (where.file, where.ordinal)
+                    ):
+                        continue
+                    rows.append(
+                        (
+                            paper.id,
+                            paper.key,
+                            where.file,
+                            where.fpos,
+                            where.ordinal,
+                            fingerprint,
+                            copies[row["id"]],
+                            counter,
+                            json.dumps(record, ensure_ascii=False),
+                        )
                     )
-                )
-                self.store_tick(len(produced), len(first))
-        removed = [pid for pid in previous if pid not in produced]
-        with transaction(self.con):
-            self.con.executemany(
-                "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", written
-            )
+                    self.store_tick(len(produced), len(first))
+                self.con.executemany(insert, rows)
+                written.extend(r[0] for r in rows)
+            removed = [pid for pid in previous if pid not in produced]
             self.con.executemany(
                 "UPDATE records SET fpos = ? WHERE file = ?", list(dict.fromkeys(moved))
             )
@@ -261,7 +252,7 @@ class Refresh:
             self.con.executemany(
                 "INSERT OR REPLACE INTO removed VALUES (?, ?)", [(pid, counter) for pid in removed]
             )
-            self.con.executemany("DELETE FROM removed WHERE id = ?", [(w[0],) for w in written])
+            self.con.executemany("DELETE FROM removed WHERE id = ?", [(pid,) for pid in written])
             self.con.execute("DELETE FROM files")
             self.con.executemany(
                 "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
