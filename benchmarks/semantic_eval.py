@@ -17,7 +17,6 @@ seconds; the first one embeds 1,400 abstracts (about a minute on 2 cores).
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import random
 import re
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from relevance import ndcg  # one definition of the measure, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CRANFIELD = ROOT.parent / "shared" / "relevance" / "cranfield"
@@ -69,14 +69,6 @@ def load_cranfield(folder: Path) -> tuple[dict[str, str], list[str], dict[int, d
         if len(parts) >= 3:
             qrels.setdefault(int(parts[0]), {})[parts[1]] = GAIN.get(int(parts[2]), 0)
     return docs, queries, qrels
-
-
-def ndcg(ranked: list[str], grades: dict[str, int], k: int = K) -> float:
-    gains = [grades.get(doc, 0) for doc in ranked[:k]]
-    dcg = sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(gains))
-    ideal = sorted(grades.values(), reverse=True)[:k]
-    idcg = sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
-    return dcg / idcg if idcg else 0.0
 
 
 def clean_query(text: str) -> str:
