@@ -30,7 +30,6 @@ compare the ratio, absolute times drift on shared machines.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import random
@@ -71,12 +70,9 @@ class Truth:
 
 def load_truth(path: Path, size: int | None) -> list[Truth]:
     """The records as bench.py writes them; ``size`` beyond the file repeats them with a marker."""
-    records = []
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            records.append(json.loads(line))
-            if size and len(records) >= size:
-                break
+    from bench import load_records  # the same reading of the arXiv file as the benchmark's
+
+    records = load_records(path, size)
     size = size or len(records)
     papers = []
     for i in range(size):
