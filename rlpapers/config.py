@@ -62,6 +62,9 @@ class Settings:
     data_dir: Path = field(default_factory=data_root)
     encoding: str | None = None  # every corpus file's encoding, over detection and metadata
     search_mode: str = "lexical"
+    #: How many of the best BM25 candidates the proximity bonuses re-order (``search.rerank``;
+    #: 0 = plain BM25, faster, see docs/search-quality.md). None: ``ranking.RERANK_WINDOW``.
+    search_rerank: int | None = None
     origin: dict[str, str] = field(default_factory=dict, compare=False)
 
 
@@ -85,18 +88,29 @@ def read_config(path: Path) -> dict[str, Any]:
 
 #: How ``search`` ranks: words only (the default), words fused with meaning, or meaning only.
 SEARCH_MODES = ("lexical", "hybrid", "semantic")
+#: Largest ``search.rerank`` window: each candidate is read from the store and tokenised.
+MAX_RERANK = 1000
 
 
-def _search_mode(cfg: dict[str, Any], cfg_path: Path) -> str:
+def _search_section(cfg: dict[str, Any], cfg_path: Path) -> tuple[str, int | None]:
+    """``search.mode`` and ``search.rerank`` (None when not set)."""
     section = cfg.get("search") or {}
-    if not isinstance(section, dict) or set(section) - {"mode"}:
-        raise ParseError("'search' takes one setting, 'mode'", str(cfg_path))
+    if not isinstance(section, dict) or set(section) - {"mode", "rerank"}:
+        raise ParseError("'search' takes two settings, 'mode' and 'rerank'", str(cfg_path))
     mode = section.get("mode", "lexical")
     if mode not in SEARCH_MODES:
         raise ParseError(
             f"search.mode must be one of {', '.join(SEARCH_MODES)} (not {mode!r})", str(cfg_path)
         )
-    return str(mode)
+    rerank = section.get("rerank")
+    if rerank is not None and (
+        isinstance(rerank, bool) or not isinstance(rerank, int) or not 0 <= rerank <= MAX_RERANK
+    ):
+        raise ParseError(
+            f"search.rerank must be a whole number from 0 to {MAX_RERANK} (not {rerank!r})",
+            str(cfg_path),
+        )
+    return str(mode), rerank
 
 
 def resolve(
@@ -109,8 +123,8 @@ def resolve(
     paths, origin["corpus"] = _corpus_paths(corpus, cfg, cfg_path)
     index, origin["index_dir"] = _index_dir(index_dir, cfg, paths, cfg_path)
     check_index_dir(index)
-    mode = _search_mode(cfg, cfg_path)
-    return Settings(tuple(paths), index, cfg_path, data_root(), encoding, mode, origin)
+    mode, rerank = _search_section(cfg, cfg_path)
+    return Settings(tuple(paths), index, cfg_path, data_root(), encoding, mode, rerank, origin)
 
 
 def _corpus_paths(

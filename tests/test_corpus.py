@@ -165,6 +165,17 @@ def test_bad_config_file_is_a_clear_error(monkeypatch, tmp_path):
         resolve()
 
 
+def test_search_rerank_setting(monkeypatch, tmp_path):
+    config = tmp_path / "cfg.yaml"
+    monkeypatch.setenv("RLPAPERS_CONFIG", str(config))
+    config.write_text("search:\n  rerank: 0\n")
+    assert resolve().search_rerank == 0
+    for bad in ("-1", "yes", "2.5", "100000"):
+        config.write_text(f"search:\n  rerank: {bad}\n")
+        with pytest.raises(ParseError, match="search.rerank must be"):
+            resolve()
+
+
 def test_library_uses_bundled_seeds_by_default():
     assert len(Library().papers) == 40
 

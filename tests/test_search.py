@@ -73,6 +73,22 @@ def test_fast_analysers_agree_with_the_whoosh_filter_chain(lib):
             ]
 
 
+def test_rerank_reads_title_and_abstract_as_one_text_from_separate_scans(lib):
+    """The pair bonus reads "title . abstract"; the re-rank builds its positions from one scan
+    of each text (shared with the phrase bonus) instead of tokenising the joined text again."""
+    from rlpapers.index.analysis import fast_terms
+    from rlpapers.index.ranking import _Scans
+    from rlpapers.index.snippets import term_positions
+
+    for paper in lib.papers:
+        joined = f"{paper.title} . {paper.abstract}"
+        wanted = {term for term, _, _ in fast_terms(joined)}
+        wanted = set(sorted(wanted)[::3])  # some of the terms, so some are left out
+        assert _Scans(wanted).joined(paper.title, paper.abstract) == term_positions(joined, wanted)
+        scans = _Scans(wanted)
+        assert scans.positions(paper.abstract, wanted) == term_positions(paper.abstract, wanted)
+
+
 def test_acronym_plurals_match_singulars(lib):
     assert set(keys(lib.search("LLM", limit=None))) == set(keys(lib.search("LLMs", limit=None)))
 
@@ -120,6 +136,19 @@ def test_rerank_window_is_fixed_whatever_the_limit(lib, monkeypatch):
         full = keys(lib.search(query, limit=None))
         for k in range(1, 21):
             assert keys(lib.search(query, limit=k)) == full[:k], (query, k)
+
+
+def test_rerank_window_can_be_chosen_or_turned_off(lib):
+    for window in (0, 7):
+        for query in ("large language model agents", "policy optimization"):
+            full = keys(lib.search(query, limit=None, rerank=window))
+            for k in range(1, 21):
+                assert keys(lib.search(query, limit=k, rerank=window)) == full[:k], (window, k)
+    plain = lib.search("dataset distillation", limit=5, rerank=0)
+    bonus = lib.search("dataset distillation", limit=5)
+    assert [h.score for h in plain] != [h.score for h in bonus]  # the bonuses are off
+    with pytest.raises(ValueError, match="rerank"):
+        lib.search("entropy", rerank=-1)
 
 
 def test_phrase_and_proximity_rank_adjacent_words_first(lib):

@@ -111,10 +111,12 @@ class Index:
         filters: Filters | None = None,
         sort: str = "score",
         snippets: bool = True,
+        rerank: int = RERANK_WINDOW,
     ) -> list[Hit]:
         """Ranked hits for ``query``; ``limit=None`` returns them all. Raises ``QueryError``.
-        ``snippets=False`` leaves them out (hits whose snippets will not be shown)."""
-        return list(self.iter_search(query, limit, filters, sort, snippets))
+        ``snippets=False`` leaves them out (hits whose snippets will not be shown). ``rerank``:
+        how many of the best BM25 candidates the proximity bonuses re-order (0: none)."""
+        return list(self.iter_search(query, limit, filters, sort, snippets, rerank))
 
     def iter_search(
         self,
@@ -123,18 +125,19 @@ class Index:
         filters: Filters | None = None,
         sort: str = "score",
         snippets: bool = True,
+        rerank: int = RERANK_WINDOW,
     ) -> Iterator[Hit]:
         """``search`` as an iterator: the query is checked and run now (a ``QueryError`` is
         raised here), but in score order without filters or re-ranking the records are read
         from the store only as the hits are reached, so a reader that stops early (``| head``)
         pays for what it read. ``snippets=False`` skips the snippets."""
-        parsed, phrase, results = self._run(query, limit, filters, sort)
+        parsed, phrase, results = self._run(query, limit, filters, sort, rerank)
         reader = self.searcher.reader()
         terms = query_terms(parsed, reader) if snippets else None
         authors = query_terms(parsed, reader, {"author"})
         pairs: Iterable[tuple[Paper, float]]
         if filters or phrase or sort != "score":
-            pairs = self._ranked(results, filters, phrase, sort)[:limit]
+            pairs = self._ranked(results, filters, phrase, sort, rerank)[:limit]
         else:
             pairs = self._stream(islice(results, limit))
         return (
@@ -154,8 +157,13 @@ class Index:
         terms = query_terms(parsed, self.searcher.reader())
         return self._ranked(results, filters, phrase, sort), terms
 
-    def _run(
-        self, query: str, limit: int | None, filters: Filters | None, sort: str
+    def _run(  # noqa: PLR0913
+        self,
+        query: str,
+        limit: int | None,
+        filters: Filters | None,
+        sort: str,
+        window: int = RERANK_WINDOW,
     ) -> tuple[Any, list[str], Any]:
         """Check and run the query: (parsed query, its phrase terms, Whoosh's results). Enough
         results are fetched for the re-rank window, so a limit never changes the order."""
@@ -165,24 +173,29 @@ class Index:
             raise QueryError(f"unknown sort {sort!r} (use one of: {', '.join(SORTS)})")
         parsed, lexemes = parse(query, self.opened.ix.schema)
         check_expansions(parsed, self.searcher.reader(), query)
-        phrase = self._phrase_terms(lexemes)
+        phrase = self._phrase_terms(lexemes) if window > 0 else []
         fetch: int | None = None  # every match: filters, other orders and --all need them all
         if limit is not None and not filters and sort == "score":
-            fetch = max(limit, RERANK_WINDOW) if phrase else limit
+            fetch = max(limit, window) if phrase else limit
         try:
             results = self.searcher.search(parsed, limit=fetch)
         except WhooshQueryError as error:  # e.g. a phrase in a field that keeps no positions
             raise QueryError(str(error), query, None) from None
         return parsed, phrase, results
 
-    def _ranked(
-        self, results: Any, filters: Filters | None, phrase: list[str], sort: str
+    def _ranked(  # noqa: PLR0913
+        self,
+        results: Any,
+        filters: Filters | None,
+        phrase: list[str],
+        sort: str,
+        window: int = RERANK_WINDOW,
     ) -> list[tuple[Paper, float]]:
         hits = self.papers_of(results)
         if filters:
             hits = [(p, s) for p, s in hits if filters.matches(p)]
         if phrase:
-            hits = rerank(hits, phrase, self.searcher.reader())
+            hits = rerank(hits, phrase, self.searcher.reader(), window)
         return _sorted(hits, sort)
 
     def _stream(self, results: Iterable[Any]) -> Iterator[tuple[Paper, float]]:

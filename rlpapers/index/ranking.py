@@ -26,7 +26,8 @@ from typing import Any
 from whoosh.scoring import WeightingModel, WeightLengthScorer, WeightScorer
 
 from ..model import Paper
-from .snippets import proximity_factor, term_positions
+from .analysis import fast_terms
+from .snippets import proximity_factor
 
 K1 = 1.5
 B = 0.75
@@ -84,23 +85,106 @@ class _Scorer(WeightLengthScorer):  # type: ignore[misc]
         self.k1 = k1
         self.b = b
         self.setup(searcher, fieldname, text)
+        lengths = _length_bytes(searcher.reader(), fieldname)
+        if lengths is not None:
+            self.lengths = lengths
+            self.norms = _norms(k1, b, self.avgfl)
+            self.score = self._score_from_bytes  # instead of Whoosh's read per document
 
     def _score(self, weight: float, length: float) -> float:
         norm = self.k1 * (1 - self.b + self.b * length / self.avgfl)
         return float(self.idf * weight * (self.k1 + 1) / (weight + norm))
 
+    def _score_from_bytes(self, matcher: Any) -> float:
+        """``score``, the field length read from the segment's length bytes held in memory
+        (Whoosh reads the one byte from the file for every document scored): the same norm as
+        ``_score`` computes, taken from a table of the 256 lengths a byte stands for."""
+        weight = matcher.weight()
+        docnum = matcher.id()
+        lbyte = self.lengths[docnum] if docnum < len(self.lengths) else 0
+        if not lbyte:  # Whoosh's doc_field_length gives None here, and _score fails on it
+            return self._score(weight, self.dfl(docnum))
+        return float(self.idf * weight * (self.k1 + 1) / (weight + self.norms[lbyte]))
+
+
+_NORMS: dict[tuple[float, float, float], list[float]] = {}
+
+
+def _norms(k1: float, b: float, avgfl: float) -> list[float]:
+    """``_Scorer._score``'s length norm for each of the 256 field lengths Whoosh stores."""
+    key = (k1, b, avgfl)
+    if key not in _NORMS:
+        from whoosh.util.numeric import byte_to_length
+
+        _NORMS[key] = [k1 * (1 - b + b * byte_to_length(i) / avgfl) for i in range(256)]
+    return _NORMS[key]
+
+
+def _length_bytes(reader: Any, fieldname: str) -> bytes | None:
+    """A segment's length byte for every document in ``fieldname``, read once (one read of
+    about a byte per document) and kept with Whoosh's column reader; None if this Whoosh stores
+    lengths some other way (then scoring reads them per document, as Whoosh does)."""
+    try:
+        from whoosh.codec.whoosh3 import LENGTHS_COLUMN, _lenfield
+
+        column = reader._perdoc._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
+        if column is None or column._fixedlen != 1 or column._typecode != "B":
+            return None
+        cached = getattr(column, "_rlpapers_lengths", None)
+        if cached is None:
+            cached = column._dbfile.get(column._basepos, column._count)
+            column._rlpapers_lengths = cached
+        return bytes(cached) if not isinstance(cached, bytes) else cached
+    except (AttributeError, ImportError, TypeError):
+        return None
+
 
 def rerank(
-    hits: list[tuple[Paper, float]], terms: list[str], reader: Any
+    hits: list[tuple[Paper, float]], terms: list[str], reader: Any, window: int = RERANK_WINDOW
 ) -> list[tuple[Paper, float]]:
-    """The first ``RERANK_WINDOW`` hits re-ordered by score times proximity bonuses (stable for
-    ties), then the rest as they were: every score in the window stays at or above theirs."""
+    """The first ``window`` hits re-ordered by score times proximity bonuses (stable for ties),
+    then the rest as they were: every score in the window stays at or above theirs."""
+    if window <= 0:
+        return hits
     pairs = _pairs(terms, reader)
-    window = [
-        (paper, score * proximity_factor(paper, terms) * _pair_factor(paper, terms, pairs))
-        for paper, score in hits[:RERANK_WINDOW]
-    ]
-    return sorted(window, key=lambda hit: -hit[1]) + hits[RERANK_WINDOW:]
+    best = []
+    for paper, score in hits[:window]:
+        scans = _Scans(set(terms))  # each of the paper's texts tokenised at most once
+        factor = proximity_factor(paper, terms, scans.positions)
+        best.append((paper, score * factor * _pair_factor(paper, terms, pairs, scans)))
+    return sorted(best, key=lambda hit: -hit[1]) + hits[window:]
+
+
+class _Scans:
+    """Where the wanted terms stand in a text, and how many terms it has, per text (cached)."""
+
+    def __init__(self, wanted: set[str]) -> None:
+        self.wanted = wanted
+        self.done: dict[str, tuple[dict[str, list[int]], int]] = {}
+
+    def scan(self, text: str) -> tuple[dict[str, list[int]], int]:
+        if text not in self.done:
+            terms = fast_terms(text)
+            positions: dict[str, list[int]] = {}
+            for pos, (term, _, _) in enumerate(terms):
+                if term in self.wanted:
+                    positions.setdefault(term, []).append(pos)
+            self.done[text] = (positions, len(terms))
+        return self.done[text]
+
+    def positions(self, text: str, wanted: set[str]) -> dict[str, list[int]]:
+        """``snippets.term_positions``, for the same ``wanted`` terms as this cache's."""
+        return self.scan(text)[0]
+
+    def joined(self, first: str, second: str) -> dict[str, list[int]]:
+        """``term_positions(f"{first} . {second}")`` from the two texts' scans: no token spans
+        the " . " between them, so the second text's positions follow the first's terms."""
+        head, count = self.scan(first)
+        tail, _ = self.scan(second)
+        out = {term: list(places) for term, places in head.items()}
+        for term, places in tail.items():
+            out.setdefault(term, []).extend(pos + count for pos in places)
+        return out
 
 
 def idf(reader: Any, fieldname: str, text: str) -> float:
@@ -117,15 +201,17 @@ def _pairs(terms: list[str], reader: Any) -> list[tuple[str, str, float]]:
     return [(a, b, weight / total) for a, b, weight in pairs]
 
 
-def _pair_factor(paper: Paper, terms: list[str], pairs: list[tuple[str, str, float]]) -> float:
-    """1 plus ``PAIR_BONUS`` times the idf share of the pairs standing within ``PAIR_WIDTH``."""
+def _pair_factor(
+    paper: Paper, terms: list[str], pairs: list[tuple[str, str, float]], scans: _Scans
+) -> float:
+    """1 plus ``PAIR_BONUS`` times the idf share of the pairs standing within ``PAIR_WIDTH``,
+    in the title and abstract read as one text ("title . abstract")."""
     if not pairs:
         return 1.0
-    text = f"{paper.title} . {paper.abstract}"
-    lowered = text.lower()
+    lowered = f"{paper.title} . {paper.abstract}".lower()
     if sum(not term.isascii() or term[:4] in lowered for term in set(terms)) < 2:
         return 1.0  # no pair can stand close: no need to tokenise
-    positions = term_positions(text, set(terms))
+    positions = scans.joined(paper.title, paper.abstract)
     near = sum(
         share
         for a, b, share in pairs
