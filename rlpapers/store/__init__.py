@@ -203,20 +203,11 @@ class Store:
             lock.release()
 
     def is_fresh(self, states: list[FileState]) -> bool:
-        if self._meta("parser") != PARSER_VERSION:
-            return False
-        known = {row[0]: FileState(*row) for row in self.con.execute("SELECT * FROM files")}
-        return len(known) == len(states) and all(s.same_stat(known.get(s.path)) for s in states)
+        return self._meta("parser") == PARSER_VERSION and not _stale(self.con, states)
 
     def _stale_files(self, con: sqlite3.Connection) -> list[str]:
         """Corpus and metadata files that changed since the last refresh (nothing is written)."""
-        states = stat_files(self.files, self.metadata)
-        parser = con.execute("SELECT value FROM meta WHERE name = 'parser'").fetchone()
-        if (parser[0] if parser else "") != PARSER_VERSION:
-            return [s.path for s in states]
-        known = {row[0]: FileState(*row) for row in con.execute("SELECT * FROM files")}
-        changed = [s.path for s in states if not s.same_stat(known.get(s.path))]
-        return changed + sorted(set(known) - {s.path for s in states})
+        return _stale(con, stat_files(self.files, self.metadata))
 
     def state(self) -> dict[str, Any]:
         """Where the store is, how many records it holds and whether it is fresh: reading only
@@ -371,6 +362,17 @@ class _SqlLookup(Lookup):
 
     def many(self, ids: list[str]) -> dict[str, Paper]:
         return self.store.fetch(ids)
+
+
+def _stale(con: sqlite3.Connection, states: list[FileState]) -> list[str]:
+    """The files whose stat differs from the last refresh's, and the files that went away;
+    every file when the records came from another parser version."""
+    parser = con.execute("SELECT value FROM meta WHERE name = 'parser'").fetchone()
+    if (parser[0] if parser else "") != PARSER_VERSION:
+        return [s.path for s in states]
+    known = {row[0]: FileState(*row) for row in con.execute("SELECT * FROM files")}
+    changed = [s.path for s in states if not s.same_stat(known.get(s.path))]
+    return changed + sorted(set(known) - {s.path for s in states})
 
 
 def _open_store(path: Path) -> sqlite3.Connection:
