@@ -98,7 +98,11 @@ def _pieces(value: str, query: bool = False) -> Any:
     ``pass@``, ``16``), so a query for ``pass@k`` (``pass@`` in the query, see ``query.py``) finds
     every ``pass@``-something; in a query only ``pass@`` is kept, a single term."""
     for match in _TOKENS.finditer(value):
-        text, start, end = match.group(0), match.start(), match.end()
+        text = match.group(0)
+        if text.isascii() and "'" not in text and text[-1] != "@":  # most words: as they are
+            yield text, match.start(), match.end()
+            continue
+        start, end = match.start(), match.end()
         if text.endswith("@"):
             if not query:
                 yield _POSSESSIVE.sub("", text[:-1]), start, end - 1
@@ -192,7 +196,17 @@ class ProseAnalyzer(_Emitter, Analyzer):
 
 
 def _term(piece: str) -> tuple[str, bool]:
-    """The indexed form of one token, and whether it is a stop word."""
+    """The indexed form of one token, and whether it is a stop word (remembered: prose repeats
+    its words, and a dictionary lookup costs a fraction of the folding and stemming)."""
+    found = _TERMS.get(piece)
+    if found is None:
+        if len(_TERMS) > 200_000:  # bounded, like _STEMS
+            _TERMS.clear()
+        found = _TERMS[piece] = _new_term(piece)
+    return found
+
+
+def _new_term(piece: str) -> tuple[str, bool]:
     word = piece[:-1] if AcronymPluralFilter._PLURAL.match(piece) else piece
     word = word.lower()
     if not word.isascii():
@@ -236,6 +250,7 @@ def stem_words(words: list[str]) -> list[str]:
 
 
 _STEMS: dict[str, str] = {}
+_TERMS: dict[str, tuple[str, bool]] = {}
 _STEMMER: Any = None
 
 
@@ -244,8 +259,9 @@ def fast_terms(text: str) -> list[tuple[str, int, int]]:
     token objects: several times faster, for snippets and proximity on stored abstracts.
     tests/test_search.py checks that it gives the same terms as the analyser."""
     out = []
+    known = _TERMS.get
     for piece, start, end in _pieces(text):
-        term, stopped = _term(piece)
+        term, stopped = known(piece) or _term(piece)
         if not stopped:
             out.append((term, start, end))
     return out
