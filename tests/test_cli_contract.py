@@ -317,3 +317,33 @@ def test_the_guide_documents_rlpapers_config():
     from .conftest import ROOT
 
     assert "RLPAPERS_CONFIG" in (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("query", ["learning", "reinforcement learning"])
+def test_a_pipe_gets_its_first_page_before_every_match_is_ranked(monkeypatch, query):
+    """An unlimited search takes a first page from Whoosh's top-k search and ranks every match
+    only when the reader wants more: ``search X | head`` never pays for the full ranking."""
+    import rlpapers.index as index
+    from rlpapers.index.ranking import RERANK_WINDOW
+    from rlpapers.library import Library
+
+    lib = Library()
+    everything = [(h.paper.id, round(h.score, 6)) for h in lib.search(query, limit=None)]
+    monkeypatch.setattr(index, "FIRST_PAGE", 10)  # the store is read 10 records first
+    page = 10 if " " not in query else max(10, RERANK_WINDOW)
+    assert len(everything) > page
+    searcher = lib.index.searcher
+    limits: list[object] = []
+    real = searcher.search
+    monkeypatch.setattr(
+        searcher,
+        "search",
+        lambda q, limit=None, **kw: limits.append(limit) or real(q, limit=limit, **kw),
+    )
+    hits = lib.iter_search(query, limit=None, snippets=False)
+    first = [next(hits) for _ in range(10)]
+    assert limits == [page]  # no full ranking yet
+    rest = list(hits)
+    assert limits == [page, None]
+    paged = [(h.paper.id, round(h.score, 6)) for h in first + rest]
+    assert paged == everything

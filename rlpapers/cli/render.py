@@ -80,9 +80,9 @@ def emit(text: str) -> None:
     write_stdout(text)
 
 
-def emit_lines(lines: Iterable[str], chunk: int = 1 << 16) -> None:
-    """Write lines as they are made, about 64 KB at a time: a reader that stops early
-    (``| head``) stops the work."""
+def emit_lines(lines: Iterable[str], chunk: int = 1 << 12) -> None:
+    """Write lines as they are made, about 4 KB at a time (a pipe's first read): a reader that
+    stops early (``| head``) stops the work at the next write."""
     pending: list[str] = []
     size = 0
     for line in lines:

@@ -6,9 +6,9 @@ scores, the store gives the records.
 
 Ranking is BM25 per field with field weights (``ranking``). For a query of two or more plain
 words, the best ``ranking.RERANK_WINDOW`` candidates are re-ordered with a bonus for papers whose
-title or abstract has the words as a phrase, or close together (``snippets.proximity_factor``):
-done on the few candidates in Python, it costs far less than Whoosh's span queries over every
-match. The window is fixed, never derived from the limit, so a limited search is always the
+title or abstract has the words as a phrase, or close together (``snippets.proximity_factor``),
+read from the index's term positions: done on the few candidates, it costs far less than
+Whoosh's span queries over every match, and no record is read for it. The window is fixed, never derived from the limit, so a limited search is always the
 first hits of an unlimited one.
 """
 
@@ -22,7 +22,7 @@ import re  # noqa: E402
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,6 +39,9 @@ from .view import Progress, View
 T = TypeVar("T")
 
 SORTS = ("score", "title", "key")
+#: An unlimited search (``--all``, a pipe) first takes this many hits from Whoosh's quick top-k
+#: search, and ranks every match only if the reader wants more than that.
+FIRST_PAGE = 1000
 
 
 class Index:
@@ -63,6 +66,12 @@ class Index:
 
             self._searcher = self.opened.ix.searcher(weighting=BM25(BOOSTS))
         return self._searcher
+
+    @property
+    def schema(self) -> Any:
+        """The index's schema, as the searcher holds it (Whoosh's ``ix.schema`` reads and
+        unpickles the table of contents from disk on every use)."""
+        return self.searcher.schema
 
     def rebuild(self) -> None:
         self.close()
@@ -128,20 +137,17 @@ class Index:
         rerank: int = RERANK_WINDOW,
     ) -> Iterator[Hit]:
         """``search`` as an iterator: the query is checked and run now (a ``QueryError`` is
-        raised here), but in score order without filters or re-ranking the records are read
-        from the store only as the hits are reached, so a reader that stops early (``| head``)
-        pays for what it read. ``snippets=False`` skips the snippets."""
+        raised here), but in score order without filters the records are read from the store
+        only as the hits are reached, so a reader that stops early (``| head``) pays for what
+        it read. ``snippets=False`` skips the snippets."""
         parsed, phrase, results = self._run(query, limit, filters, sort, rerank)
         reader = self.searcher.reader()
         terms = query_terms(parsed, reader) if snippets else None
         authors = query_terms(parsed, reader, {"author"})
-        pairs: Iterable[tuple[Paper, float]]
-        if filters or phrase or sort != "score":
-            pairs = self._ranked(results, filters, phrase, sort, rerank)[:limit]
-        else:
-            pairs = self._stream(islice(results, limit))
+        pairs = self._ranked(results, filters, phrase, sort, rerank)
         return (
-            _hit(paper, score, rank, terms, authors) for rank, (paper, score) in enumerate(pairs, 1)
+            _hit(paper, score, rank, terms, authors)
+            for rank, (paper, score) in enumerate(islice(pairs, limit), 1)
         )
 
     def matches(
@@ -155,7 +161,7 @@ class Index:
         that many), and the analysed terms the query looks for (for snippets)."""
         parsed, phrase, results = self._run(query, limit, filters, sort)
         terms = query_terms(parsed, self.searcher.reader())
-        return self._ranked(results, filters, phrase, sort), terms
+        return list(self._ranked(results, filters, phrase, sort)), terms
 
     def _run(  # noqa: PLR0913
         self,
@@ -171,17 +177,31 @@ class Index:
 
         if sort not in SORTS:
             raise QueryError(f"unknown sort {sort!r} (use one of: {', '.join(SORTS)})")
-        parsed, lexemes = parse(query, self.opened.ix.schema)
+        parsed, lexemes = parse(query, self.schema)
         check_expansions(parsed, self.searcher.reader(), query)
         phrase = self._phrase_terms(lexemes) if window > 0 else []
-        fetch: int | None = None  # every match: filters, other orders and --all need them all
-        if limit is not None and not filters and sort == "score":
-            fetch = max(limit, window) if phrase else limit
+        fetch: int | None = None  # every match: filters and other orders need them all
+        if not filters and sort == "score":
+            fetch = max(limit or FIRST_PAGE, window) if phrase else limit or FIRST_PAGE
         try:
             results = self.searcher.search(parsed, limit=fetch)
         except WhooshQueryError as error:  # e.g. a phrase in a field that keeps no positions
             raise QueryError(str(error), query, None) from None
+        if limit is None and fetch is not None:
+            return parsed, phrase, self._pages(parsed, results, fetch)
         return parsed, phrase, results
+
+    def _pages(self, parsed: Any, first: Any, size: int) -> Iterator[Any]:
+        """Every match in score order, in two pages: the first ``size`` from Whoosh's quick
+        top-k search, then, only if the reader asks for more, the rest from a ranking of every
+        match (``search X | head`` never pays for that one)."""
+        yield from first
+        if first.scored_length() < size:
+            return
+        seen = {hit.docnum for hit in first}
+        yield from (
+            hit for hit in self.searcher.search(parsed, limit=None) if hit.docnum not in seen
+        )
 
     def _ranked(  # noqa: PLR0913
         self,
@@ -190,25 +210,45 @@ class Index:
         phrase: list[str],
         sort: str,
         window: int = RERANK_WINDOW,
-    ) -> list[tuple[Paper, float]]:
-        hits = self.papers_of(results)
+    ) -> Iterator[tuple[Paper, float]]:
+        """(record, score) pairs in ``sort`` order, after ``filters``, with the re-rank of a
+        phrase query's first ``window`` matches. In score order without filters the records are
+        read from the store only as the pairs are taken, so a reader that stops early (``| head``)
+        pays for what it read."""
+        if not (filters or phrase or sort != "score"):
+            return self._stream((hit["id"], hit.score) for hit in results)
+        if not filters and sort == "score":  # re-rank the window, stream the rest
+            rest = iter(results)
+            head = [(hit.docnum, hit.score, hit["id"]) for hit in islice(rest, window)]
+            head = rerank(head, phrase, self.searcher, window)
+            tail = ((hit["id"], hit.score) for hit in rest)
+            return self._stream(chain(((pid, score) for _, score, pid in head), tail))
+        found = [(hit.docnum, hit.score, hit["id"]) for hit in results]
         if filters:
-            hits = [(p, s) for p, s in hits if filters.matches(p)]
+            papers = self.store.fetch(pid for _, _, pid in found)
+            found = [m for m in found if m[2] in papers and filters.matches(papers[m[2]])]
         if phrase:
-            hits = rerank(hits, phrase, self.searcher.reader(), window)
-        return _sorted(hits, sort)
+            found = rerank(found, phrase, self.searcher, window)
+        if sort == "score":
+            return self._stream((pid, score) for _, score, pid in found)
+        papers = self.store.fetch(pid for _, _, pid in found)
+        hits = [(papers[pid], score) for _, score, pid in found if pid in papers]
+        return iter(_sorted(hits, sort))
 
-    def _stream(self, results: Iterable[Any]) -> Iterator[tuple[Paper, float]]:
-        """(record, score) pairs, the records read from the store in batches that grow (10,
-        then 100, then 1,000 hits), so the first lines cost little and the rest not much."""
+    def _stream(self, matches: Iterable[tuple[str, float]]) -> Iterator[tuple[Paper, float]]:
+        """(record, score) for each (id, score), the records read from the store in batches
+        that grow (10, then 100, then 1,000), so the first lines cost little and the rest not
+        much."""
+        matches = iter(matches)
         size = 10
-        while batch := list(islice(results, size)):
-            yield from self.papers_of(batch)
+        while batch := list(islice(matches, size)):
+            found = self.store.fetch(pid for pid, _ in batch)
+            yield from ((found[pid], score) for pid, score in batch if pid in found)
             size = min(size * 10, 1000)
 
     def count(self, query: str, filters: Filters | None = None) -> int:
         """How many papers ``query`` matches (after ``filters``)."""
-        parsed, _ = parse(query, self.opened.ix.schema)
+        parsed, _ = parse(query, self.schema)
         if filters:
             results = self.searcher.search(parsed, limit=None)
             return sum(filters.matches(p) for p, _ in self.papers_of(results))
@@ -219,7 +259,7 @@ class Index:
         words = plain_words(lexemes)
         if len(words) < 2 or not is_plain(lexemes):
             return []
-        terms = [t.text for t in self.opened.ix.schema["abstract"].analyzer(" ".join(words))]
+        terms = [t.text for t in self.schema["abstract"].analyzer(" ".join(words))]
         return terms if len(terms) >= 2 else []
 
     def suggest(self, query: str) -> str | None:
