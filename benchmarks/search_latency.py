@@ -1,6 +1,6 @@
 """Warm search latency of several checkouts of rlpapers, on the same corpus, in one run.
 
-    python benchmarks/search_latency.py BASE_CHECKOUT [--size 75000] [--rounds 5]
+    python benchmarks/search_latency.py BASE_CHECKOUT [--size 75000] [--rounds 5] [--config FILE]
 
 Compares this checkout with others (for example a ``git worktree`` of the commit before a
 change): the arXiv records are written as in ``bench.py``, each checkout builds its own index
@@ -47,12 +47,16 @@ print(json.dumps(times))
 """
 
 
-def python_in(checkout: Path, code: str, *args: str) -> str:
+def python_in(checkout: Path, code: str, *args: str, config: Path | None = None) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "RLPAPERS_CONFIG"}
+    if config is not None:
+        env["RLPAPERS_CONFIG"] = str(config)
     done = subprocess.run(
         [sys.executable, "-S", "-c", code, *args, str(checkout), _SITE],
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     return done.stdout
 
@@ -65,16 +69,25 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=75_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="a config file for this checkout's runs only (e.g. 'search: {rerank: 0}')",
+    )
     args = parser.parse_args()
     corpus = write_corpus(load_records(args.corpus), OUT / f"corpus-{args.size}", args.size)
     checkouts = [ROOT, *[p.resolve() for p in args.others]]
     indexes = [OUT / f"latency-{args.size}-{i}" for i in range(len(checkouts))]
-    for checkout, index in zip(checkouts, indexes, strict=True):
-        python_in(checkout, _TIMER, str(corpus), str(index), json.dumps(QUERIES[:1]))
+    configs = [args.config] + [None] * len(args.others)
+    runs = list(zip(checkouts, indexes, configs, strict=True))
+    for checkout, index, config in runs:
+        python_in(checkout, _TIMER, str(corpus), str(index), json.dumps(QUERIES[:1]), config=config)
     times: list[list[float]] = [[] for _ in checkouts]
     for _ in range(args.rounds):
-        for i, (checkout, index) in enumerate(zip(checkouts, indexes, strict=True)):
-            out = python_in(checkout, _TIMER, str(corpus), str(index), json.dumps(QUERIES))
+        for i, (checkout, index, config) in enumerate(runs):
+            out = python_in(
+                checkout, _TIMER, str(corpus), str(index), json.dumps(QUERIES), config=config
+            )
             times[i].extend(json.loads(out))
     base = statistics.median(times[0])
     for checkout, values in zip(checkouts, times, strict=True):

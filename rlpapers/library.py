@@ -125,7 +125,7 @@ class Library:
         ``snippets=False`` skips building the hits' snippets.
 
         ``rerank``: how many of the best BM25 candidates of a plain query of several words get
-        the proximity bonuses (default: the config's ``search.rerank``, else 30); 0 ranks by
+        the proximity bonuses (default: the config's ``search.rerank``, else 10); 0 ranks by
         BM25 alone, faster and a little worse (docs/search-quality.md has both).
 
         ``mode``: "lexical" (words, the default unless the config says otherwise), "hybrid"

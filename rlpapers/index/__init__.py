@@ -6,10 +6,11 @@ scores, the store gives the records.
 
 Ranking is BM25 per field with field weights (``ranking``). For a query of two or more plain
 words, the best ``ranking.RERANK_WINDOW`` candidates are re-ordered with a bonus for papers whose
-title or abstract has the words as a phrase, or close together (``snippets.proximity_factor``),
-read from the index's term positions: done on the few candidates, it costs far less than
-Whoosh's span queries over every match, and no record is read for it. The window is fixed, never derived from the limit, so a limited search is always the
-first hits of an unlimited one.
+title or abstract has the words as a phrase, or close together (``snippets.proximity_factor``):
+done on the few candidates in Python, it costs far less than Whoosh's span queries over every
+match (reading the terms' positions from the index cost more than analysing the candidates'
+records again, and those records are the first ones shown anyway). The window is fixed, never
+derived from the limit, so a limited search is always the first hits of an unlimited one.
 """
 
 from __future__ import annotations
@@ -219,20 +220,14 @@ class Index:
             return self._stream((hit["id"], hit.score) for hit in results)
         if not filters and sort == "score":  # re-rank the window, stream the rest
             rest = iter(results)
-            head = [(hit.docnum, hit.score, hit["id"]) for hit in islice(rest, window)]
-            head = rerank(head, phrase, self.searcher, window)
-            tail = ((hit["id"], hit.score) for hit in rest)
-            return self._stream(chain(((pid, score) for _, score, pid in head), tail))
-        found = [(hit.docnum, hit.score, hit["id"]) for hit in results]
+            head = self.papers_of(islice(rest, window))
+            head = rerank(head, phrase, self.searcher.reader(), window)
+            return chain(head, self._stream((hit["id"], hit.score) for hit in rest))
+        hits = self.papers_of(results)
         if filters:
-            papers = self.store.fetch(pid for _, _, pid in found)
-            found = [m for m in found if m[2] in papers and filters.matches(papers[m[2]])]
+            hits = [(p, s) for p, s in hits if filters.matches(p)]
         if phrase:
-            found = rerank(found, phrase, self.searcher, window)
-        if sort == "score":
-            return self._stream((pid, score) for _, score, pid in found)
-        papers = self.store.fetch(pid for _, _, pid in found)
-        hits = [(papers[pid], score) for _, score, pid in found if pid in papers]
+            hits = rerank(hits, phrase, self.searcher.reader(), window)
         return iter(_sorted(hits, sort))
 
     def _stream(self, matches: Iterable[tuple[str, float]]) -> Iterator[tuple[Paper, float]]:

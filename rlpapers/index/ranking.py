@@ -21,10 +21,12 @@ benchmarks/relevance.py measures each of these; docs/search-quality.md has the f
 from __future__ import annotations
 
 from math import log
-from typing import Any, TypeVar
+from typing import Any
 
 from whoosh.scoring import WeightingModel, WeightLengthScorer, WeightScorer
 
+from ..model import Paper
+from .analysis import fast_terms
 from .snippets import proximity_factor
 
 K1 = 1.5
@@ -48,11 +50,11 @@ QUERY_STOP_WORDS = frozenset(
     """.split()
 )
 #: How many of the best BM25 candidates the proximity bonuses re-order: a constant, so the order
-#: never depends on how many hits are asked for. 100 ranked exactly as well on both judged sets
-#: and cost more (Whoosh prunes less when it must keep more candidates).
-RERANK_WINDOW = 20
-
-T = TypeVar("T")
+#: never depends on how many hits are asked for. 20 and 30 ranked the same as each other and
+#: 0.001 (odd Cranfield queries, the tuning half) better than 10, but made warm search at 75k
+#: cost 1.26x the release before against 1.01x: Whoosh prunes less when it must keep more
+#: candidates (docs/search-quality.md). ``search.rerank`` in the config sets another window.
+RERANK_WINDOW = 10
 
 
 class BM25(WeightingModel):
@@ -140,53 +142,51 @@ def _length_bytes(reader: Any, fieldname: str) -> bytes | None:
 
 
 def rerank(
-    hits: list[tuple[int, float, T]], terms: list[str], searcher: Any, window: int = RERANK_WINDOW
-) -> list[tuple[int, float, T]]:
-    """``hits`` as (document number, score, anything) in score order: the first ``window``
-    re-ordered by score times the proximity bonuses (stable for ties), then the rest as they
-    were, so every score in the window stays at or above theirs. Where the terms stand is read
-    from the index's positions: no record is read and no text analysed again."""
+    hits: list[tuple[Paper, float]], terms: list[str], reader: Any, window: int = RERANK_WINDOW
+) -> list[tuple[Paper, float]]:
+    """The first ``window`` hits re-ordered by score times proximity bonuses (stable for ties),
+    then the rest as they were: every score in the window stays at or above theirs."""
     if window <= 0:
         return hits
-    head = hits[:window]
-    where = positions(searcher, [docnum for docnum, _, _ in head], terms)
-    pairs = _pairs(terms, searcher.reader())
+    pairs = _pairs(terms, reader)
     best = []
-    for docnum, score, item in head:
-        texts = where[docnum]
-        factor = proximity_factor(texts, terms) * _pair_factor(texts, pairs)
-        best.append((docnum, score * factor, item))
+    for paper, score in hits[:window]:
+        scans = _Scans(set(terms))  # each of the paper's texts tokenised at most once
+        factor = proximity_factor(paper, terms, scans.positions)
+        best.append((paper, score * factor * _pair_factor(paper, terms, pairs, scans)))
     return sorted(best, key=lambda hit: -hit[1]) + hits[window:]
 
 
-#: The texts the proximity bonuses read, each on its own (a pair split between the end of the
-#: title and the start of the abstract does not count).
-PROXIMITY_FIELDS = ("title", "abstract")
+class _Scans:
+    """Where the wanted terms stand in a text, and how many terms it has, per text (cached)."""
 
+    def __init__(self, wanted: set[str]) -> None:
+        self.wanted = wanted
+        self.done: dict[str, tuple[dict[str, list[int]], int]] = {}
 
-def positions(searcher: Any, docnums: list[int], terms: list[str]) -> dict[int, list[Any]]:
-    """For each document, one ``{term: [position, ...]}`` per ``PROXIMITY_FIELDS`` field: the
-    index's positions of the wanted terms, read with one pass over each term's postings.
-    Positions are counted as ``analysis.fast_terms`` counts the terms of the text, plus the
-    number of stop words before its first term (the same for every term of a text)."""
-    from whoosh.reading import TermNotFound
+    def scan(self, text: str) -> tuple[dict[str, list[int]], int]:
+        if text not in self.done:
+            terms = fast_terms(text)
+            positions: dict[str, list[int]] = {}
+            for pos, (term, _, _) in enumerate(terms):
+                if term in self.wanted:
+                    positions.setdefault(term, []).append(pos)
+            self.done[text] = (positions, len(terms))
+        return self.done[text]
 
-    out: dict[int, list[Any]] = {docnum: [{} for _ in PROXIMITY_FIELDS] for docnum in docnums}
-    order = sorted(out)
-    for place, field in enumerate(PROXIMITY_FIELDS):
-        for term in set(terms):
-            try:
-                matcher = searcher.postings(field, term)
-            except TermNotFound:
-                continue
-            for docnum in order:
-                if matcher.is_active() and matcher.id() < docnum:
-                    matcher.skip_to(docnum)
-                if not matcher.is_active():
-                    break
-                if matcher.id() == docnum:
-                    out[docnum][place][term] = list(matcher.value_as("positions"))
-    return out
+    def positions(self, text: str, wanted: set[str]) -> dict[str, list[int]]:
+        """``snippets.term_positions``, for the same ``wanted`` terms as this cache's."""
+        return self.scan(text)[0]
+
+    def joined(self, first: str, second: str) -> dict[str, list[int]]:
+        """``term_positions(f"{first} . {second}")`` from the two texts' scans: no token spans
+        the " . " between them, so the second text's positions follow the first's terms."""
+        head, count = self.scan(first)
+        tail, _ = self.scan(second)
+        out = {term: list(places) for term, places in head.items()}
+        for term, places in tail.items():
+            out.setdefault(term, []).extend(pos + count for pos in places)
+        return out
 
 
 def idf(reader: Any, fieldname: str, text: str) -> float:
@@ -203,13 +203,21 @@ def _pairs(terms: list[str], reader: Any) -> list[tuple[str, str, float]]:
     return [(a, b, weight / total) for a, b, weight in pairs]
 
 
-def _pair_factor(texts: list[dict[str, list[int]]], pairs: list[tuple[str, str, float]]) -> float:
-    """1 plus ``PAIR_BONUS`` times the idf share of the pairs that stand within ``PAIR_WIDTH``
-    of each other in one of ``texts`` (term -> positions, one dict per text)."""
+def _pair_factor(
+    paper: Paper, terms: list[str], pairs: list[tuple[str, str, float]], scans: _Scans
+) -> float:
+    """1 plus ``PAIR_BONUS`` times the idf share of the pairs standing within ``PAIR_WIDTH``,
+    in the title and abstract read as one text ("title . abstract")."""
+    if not pairs:
+        return 1.0
+    lowered = f"{paper.title} . {paper.abstract}".lower()
+    if sum(not term.isascii() or term[:4] in lowered for term in set(terms)) < 2:
+        return 1.0  # no pair can stand close: no need to tokenise
+    positions = scans.joined(paper.title, paper.abstract)
     near = sum(
         share
         for a, b, share in pairs
-        if any(a in where and b in where and _close(where[a], where[b]) for where in texts)
+        if a in positions and b in positions and _close(positions[a], positions[b])
     )
     return 1.0 + PAIR_BONUS * near
 

@@ -8,6 +8,7 @@ same without colour and any renderer can emphasise the spans.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .analysis import fast_terms
@@ -116,11 +117,20 @@ NEAR_BONUS = 0.4  # all of them within a few words of each other
 NEAR_SLOP = 8
 
 
-def proximity_factor(texts: list[dict[str, list[int]]], terms: list[str]) -> float:
-    """1 plus a bonus when ``terms`` (analysed, in query order) stand together in one of
-    ``texts``, each given as where the terms stand in it (term -> positions)."""
+def proximity_factor(
+    paper: Any,
+    terms: list[str],
+    positions_of: Callable[[str, set[str]], dict[str, list[int]]] | None = None,
+) -> float:
+    """1 plus a bonus when ``terms`` (analysed, in query order) stand together in the paper.
+    ``positions_of(text, wanted)`` is ``term_positions`` or a cache of it."""
     best = 1.0
-    for positions in texts:
+    prefixes = [term[:4] for term in terms if term.isascii()]  # folded letters may differ
+    for text in (paper.title, paper.abstract):
+        lowered = text.lower()
+        if not all(prefix in lowered for prefix in prefixes):
+            continue  # a term is missing: no need to tokenise
+        positions = (positions_of or term_positions)(text, set(terms))
         if _has_phrase(positions, terms):
             return 1.0 + PHRASE_BONUS
         if _within(positions, terms, len(terms) + NEAR_SLOP):
