@@ -222,6 +222,24 @@ def test_a_damaged_record_store_heals_with_a_note(seeds_copy):
     assert Library([seeds_copy]).search("entropy")
 
 
+def test_garbled_parse_rows_heal_when_a_file_is_finished_again(seeds_copy):
+    """The parse rows (compressed JSON) are read only when a file's records are finished again:
+    a garbled value then counts as damage, and the store rebuilds itself."""
+    lib = Library([seeds_copy])
+    keys = _keys(lib)
+    con = sqlite3.connect(_store_db(lib))
+    con.execute("UPDATE parses SET rows = ?", (b"not zlib",))
+    con.commit()
+    con.close()
+    meta = seeds_copy / "metadata.yaml"  # a new override: every file is finished again
+    first = next(iter(keys))
+    meta.write_text(f"{first}:\n  year: 2024\n", encoding="utf-8")
+    with pytest.warns(IndexNotice, match="record store"):
+        again = Library([seeds_copy])
+        assert _keys(again) == keys
+    assert again.get(first).year == 2024
+
+
 def test_a_database_that_is_not_ours_is_rebuilt(seeds_copy):
     lib = Library([seeds_copy])
     keys = _keys(lib)

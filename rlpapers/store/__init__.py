@@ -42,7 +42,7 @@ from ..errors import IndexBusyError, IndexFolderError, IndexNotice, ParseWarning
 from ..lookup import Lookup, resolve_many
 from ..model import Paper
 from ..parse import PARSER_VERSION
-from .db import BUSY_TIMEOUT, NotOurs, chunks, connect, remove_database
+from .db import BUSY_TIMEOUT, Garbled, NotOurs, chunks, connect, remove_database
 from .files import CORPUS, METADATA, FileState, stat_files
 from .ledger import Ledger
 
@@ -52,14 +52,14 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 
 APP_ID = 0x726C7073  # "rlps"
-VERSION = 2
+VERSION = 3  # 3: parses.rows is zlib-compressed JSON
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, kind TEXT NOT NULL, position INTEGER NOT NULL,
                     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha1 TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS parses (sha1 TEXT NOT NULL, name TEXT NOT NULL,
                      encoding TEXT NOT NULL, ids TEXT NOT NULL, bases TEXT NOT NULL,
-                     vocab TEXT NOT NULL, rows TEXT NOT NULL, PRIMARY KEY (sha1, name));
+                     vocab TEXT NOT NULL, rows BLOB NOT NULL, PRIMARY KEY (sha1, name));
 CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, key TEXT NOT NULL, file TEXT NOT NULL,
                       fpos INTEGER NOT NULL, ordinal INTEGER NOT NULL, digest TEXT NOT NULL,
                       copies INTEGER NOT NULL, changed INTEGER NOT NULL, data TEXT NOT NULL);
@@ -121,14 +121,16 @@ class Store:
                 raise
             return self._replace(path, f"the record store {path} was unreadable ({error})")
 
-    def _replace(self, path: Path, why: str) -> sqlite3.Connection:
+    def _replace(self, path: Path, why: str, garbled: bool = False) -> sqlite3.Connection:
         """Under the lock (another process may be healing it too), look once more and, if the
-        store is still unusable, delete it and start an empty one: the next refresh fills it."""
+        store is still unusable (or holds ``garbled`` values, which opening does not show),
+        delete it and start an empty one: the next refresh fills it."""
         from filelock import FileLock
 
         with FileLock(str(self.root / ".lock"), timeout=LOCK_WAIT_COLD):
             try:
-                return _open_store(path)
+                if not garbled:
+                    return _open_store(path)
             except (NotOurs, sqlite3.DatabaseError) as error:
                 if _busy(error):
                     raise
@@ -140,7 +142,8 @@ class Store:
         """Throw away a store found damaged while reading; the next read rebuilds it."""
         self.con.close()
         path = self.root / FILE_NAME
-        self._replace(path, f"the record store in {self.root} was damaged ({error})").close()
+        why = f"the record store in {self.root} was damaged ({error})"
+        self._replace(path, why, isinstance(error, Garbled)).close()
         del self.con
         self._fresh = False
 

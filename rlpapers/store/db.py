@@ -15,6 +15,10 @@ from pathlib import Path
 BUSY_TIMEOUT = 30.0  # seconds a writer waits for another process's transaction
 
 
+class Garbled(sqlite3.DatabaseError):
+    """A value in a readable database that is not what was written (found while reading it)."""
+
+
 class NotOurs(Exception):
     """The file is not a database of this kind, or of another schema version."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -32,6 +31,8 @@ class FileState:
         )
 
     def hashed(self, data: bytes) -> FileState:
+        import hashlib  # here: OpenSSL's load is paid only when a file is read
+
         return replace(self, sha1=hashlib.sha1(data).hexdigest())
 
     @property

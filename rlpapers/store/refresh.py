@@ -7,6 +7,7 @@ import hashlib
 import json
 import sqlite3
 import warnings
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from ..keys import SAFE_KEY, SAFE_KEY_TEXT
 from ..metadata import Override, read_overrides
 from ..model import Paper
 from ..parse import PARSER_VERSION
-from .db import chunks, transaction
+from .db import Garbled, chunks, transaction
 from .files import CORPUS, FileState, read_bytes
 from .identity import Version, match_edits
 from .parsing import Parsed, parse_many
@@ -155,7 +156,7 @@ class Refresh:
         row = self.con.execute(
             "SELECT rows FROM parses WHERE sha1 = ? AND name = ?", (old.sha1, state.name)
         ).fetchone()
-        return {r["id"]: (r["name"], r["title"]) for r in json.loads(row[0])} if row else {}
+        return {r["id"]: (r["name"], r["title"]) for r in _unpack(row[0])} if row else {}
 
     def _headers(self, corpus: list[FileState]) -> dict[str, tuple[list[str], list[str]]]:
         out = {}
@@ -172,7 +173,7 @@ class Refresh:
         (rows,) = self.con.execute(
             "SELECT rows FROM parses WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
         ).fetchone()
-        return list(json.loads(rows))
+        return list(_unpack(rows))
 
     # --- records ------------------------------------------------------------------------------
 
@@ -496,13 +497,28 @@ def _with_sha1(state: FileState, sha1: str) -> FileState:
     return replace(state, sha1=sha1)
 
 
-def _dump_parse(parsed: Parsed) -> tuple[str, str, str, str]:
+def _dump_parse(parsed: Parsed) -> tuple[str, str, str, bytes]:
     return (
         json.dumps(parsed.ids),
         json.dumps(parsed.bases),
         json.dumps(parsed.vocab, ensure_ascii=False),
-        json.dumps(parsed.rows, ensure_ascii=False),
+        _pack(parsed.rows),
     )
+
+
+def _pack(rows: list[dict[str, Any]]) -> bytes:
+    """A file's parse rows as compressed JSON: they repeat every abstract the finished records
+    hold, and are read only when a file's records are finished again (a third of the size)."""
+    return zlib.compress(json.dumps(rows, ensure_ascii=False).encode("utf-8"), 1)
+
+
+def _unpack(blob: bytes) -> Any:
+    """``_pack``'s rows; a garbled value is reported as a damaged database, which the store
+    heals by rebuilding itself."""
+    try:
+        return json.loads(zlib.decompress(blob))
+    except (zlib.error, TypeError, ValueError) as error:
+        raise Garbled(f"garbled parse rows ({error})") from None
 
 
 def _digest(record: dict[str, Any]) -> str:
