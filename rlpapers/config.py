@@ -9,12 +9,12 @@ sub-folder per corpus; the data folder holds the identity ledger, which is preci
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .digest import sha1
 from .errors import CorpusError, ParseError
 
 APP = "rlpapers"
@@ -186,7 +186,7 @@ def _index_base(option: Path | None, cfg: dict[str, Any], cfg_path: Path) -> tup
 def corpus_fingerprint(paths: list[Path]) -> str:
     """A folder name that differs for each set of corpus paths."""
     joined = "\n".join(sorted(str(p.resolve()) for p in paths))
-    return hashlib.sha1(joined.encode("utf-8")).hexdigest()[:12]
+    return sha1(joined.encode("utf-8")).hexdigest()[:12]
 
 
 def setting_line(path: Path, name: str) -> int | None:

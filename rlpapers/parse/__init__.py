@@ -12,13 +12,13 @@ with no abstract after it) are reported as ``ParseWarning``; unreadable input ra
 from __future__ import annotations
 
 import base64
-import hashlib
 import re
 import unicodedata
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..digest import sha1
 from ..errors import ParseError, ParseWarning
 from ..model import Paper
 from .blocks import Block, join_lines, split_blocks, vocabulary
@@ -182,5 +182,5 @@ def normalise(abstract: str) -> str:
 
 def paper_id(abstract: str) -> str:
     """A short id that depends only on the normalised abstract: stable across runs and machines."""
-    digest = hashlib.sha1(normalise(abstract).encode("utf-8")).digest()
+    digest = sha1(normalise(abstract).encode("utf-8")).digest()
     return base64.b32encode(digest).decode("ascii").lower()[:10]
