@@ -31,7 +31,7 @@ from ..corpus import Filters
 from ..errors import IndexNotice, QueryError, RlpapersError
 from ..model import Hit, Paper
 from ..store import Store
-from .query import check_expansions, is_plain, parse, plain_words
+from .query import check, check_expansions, is_plain, parse, plain_words
 from .ranking import RERANK_WINDOW, rerank
 from .schema import BOOSTS
 from .snippets import make_snippet, query_terms
@@ -178,6 +178,7 @@ class Index:
 
         if sort not in SORTS:
             raise QueryError(f"unknown sort {sort!r} (use one of: {', '.join(SORTS)})")
+        check(query)  # before the index is opened (perhaps built): a bad query fails at once
         parsed, lexemes = parse(query, self.schema)
         check_expansions(parsed, self.searcher.reader(), query)
         phrase = self._phrase_terms(lexemes) if window > 0 else []
@@ -243,6 +244,7 @@ class Index:
 
     def count(self, query: str, filters: Filters | None = None) -> int:
         """How many papers ``query`` matches (after ``filters``)."""
+        check(query)  # before the index is opened, as in ``_run``
         parsed, _ = parse(query, self.schema)
         if filters:
             results = self.searcher.search(parsed, limit=None)
