@@ -319,9 +319,9 @@ def test_a_snippet_of_an_abstract_with_thousands_of_matches_is_quick():
     from rlpapers.index.snippets import make_snippet
 
     abstract = "reward shaping for policy gradient methods. " * 8000
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: the other tests' processes do not count
     snippet, spans = make_snippet(abstract, {"reward", "shape", "polici", "gradient"})
-    assert time.monotonic() - started < 1  # 2.7 s when it was quadratic
+    assert time.process_time() - started < 1  # 2.7 s when it was quadratic; 0.2 s now
     assert snippet.startswith("reward shaping") and len(spans) >= 4
 
 
