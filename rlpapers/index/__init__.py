@@ -108,7 +108,11 @@ class Index:
 
     def papers_of(self, results: Any) -> list[tuple[Paper, float]]:
         """Whoosh results as (record, score) pairs, the records read from the store."""
-        pairs = [(r["id"], r.score) for r in results]
+        return self._records([(r["id"], r.score) for r in results])
+
+    def _records(self, pairs: list[tuple[str, float]]) -> list[tuple[Paper, float]]:
+        """(id, score) pairs as (record, score), in one read of the store; ids it no longer
+        holds are left out."""
         found = self.store.fetch(pid for pid, _ in pairs)
         return [(found[pid], score) for pid, score in pairs if pid in found]
 
@@ -238,8 +242,7 @@ class Index:
         matches = iter(matches)
         size = 10
         while batch := list(islice(matches, size)):
-            found = self.store.fetch(pid for pid, _ in batch)
-            yield from ((found[pid], score) for pid, score in batch if pid in found)
+            yield from self._records(batch)
             size = min(size * 10, 1000)
 
     def count(self, query: str, filters: Filters | None = None) -> int:
