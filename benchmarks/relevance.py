@@ -1,6 +1,7 @@
 """Search quality of rlpapers against two BM25 baselines, on the same text, in one run.
 
-    python benchmarks/relevance.py [--cranfield PATH] [--per-query] [--only bundled|cranfield]
+    python benchmarks/relevance.py [--cranfield PATH] [--per-query]
+                                   [--only bundled|cranfield|requests]
 
 Three rankers see the same documents and the same queries:
 
@@ -20,7 +21,12 @@ Two judged sets:
   (``metadata.yaml`` keyed by paper id), as a user with real papers would. Queries are numbered
   1..225 in file order (``cranqrel``'s numbering, not the ``.I`` numbers), lower-cased and
   stripped of punctuation; grades map 1→4, 2→3, 3→2, 4→1, -1→0; document 995 is a copy of 471
-  and is dropped (its judgments count for 471).
+  and is dropped (its judgments count for 471);
+- **requests**: the same Cranfield documents and judgments, each query wrapped in one of the
+  request phrasings in ``REQUESTS`` ("i am interested in articles on ..."), taken in turn. Not
+  a collection of its own: it shows how much a ranker loses when a query is worded as a request
+  to a librarian, as the queries of some test collections are. The phrasings were written once,
+  before any measurement, and are not tuned on.
 
 Reported: nDCG@10 (gain 2^g - 1) and Recall@100 on the odd- and even-numbered queries and on all.
 """
@@ -33,7 +39,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -46,6 +52,17 @@ DEPTH = 100
 SYSTEMS = ("rlpapers", "Whoosh", "bm25s")
 GAINS = {1: 4, 2: 3, 3: 2, 4: 1, -1: 0}
 DUPLICATES = {"995": "471"}
+#: How people word a request to a librarian or a search box; query n takes phrasing n mod 8.
+REQUESTS = (
+    "i am interested in articles on {}",
+    "what papers exist which deal with {}",
+    "please find documents about {}",
+    "i would like to see literature concerning {}",
+    "give me publications dealing with {}",
+    "are there any reports available on {}",
+    "i need references regarding {}",
+    "looking for papers that discuss {}",
+)
 
 Search = Callable[[str], list[str]]
 
@@ -161,6 +178,12 @@ def cranfield(source: Path, folder: Path) -> Collection:
     return Collection("cranfield", texts, queries, qrels, folder, to_doc)
 
 
+def requests(collection: Collection) -> Collection:
+    """``collection`` with each query worded as a request (``REQUESTS``, in turn)."""
+    queries = [(n, REQUESTS[n % len(REQUESTS)].format(q)) for n, q in collection.queries]
+    return replace(collection, name="requests", queries=queries)
+
+
 # --- rankers -----------------------------------------------------------------------------------
 
 
@@ -266,15 +289,18 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--cranfield", type=Path, default=CRANFIELD, help="Cranfield folder")
-    parser.add_argument("--only", choices=("bundled", "cranfield"))
+    parser.add_argument("--only", choices=("bundled", "cranfield", "requests"))
     parser.add_argument("--per-query", action="store_true", help="nDCG@10 of every query")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         collections = []
-        if args.only != "cranfield":
+        if args.only in (None, "bundled"):
             collections.append(bundled())
-        if args.only != "bundled":
-            collections.append(cranfield(args.cranfield, Path(folder)))
+        if args.only in (None, "cranfield", "requests"):
+            judged = cranfield(args.cranfield, Path(folder))
+            if args.only != "requests":
+                collections.append(judged)
+            collections.append(requests(judged))
         for collection in collections:
             results = run(collection)
             if args.per_query:

@@ -208,6 +208,21 @@ def test_function_words_of_a_question_do_not_rank(lib):
     assert lib.search("which", limit=None)  # nothing else left: the word is kept
 
 
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "i am interested in articles dealing with entropy exploration",
+        "please find papers regarding entropy and exploration",
+        "what literature exists concerning entropy exploration",
+    ],
+)
+def test_the_words_of_a_request_do_not_rank(lib, request_):
+    plain = lib.search("entropy exploration", limit=None)
+    asked = lib.search(request_, limit=None)
+    assert [(h.paper.key, h.score) for h in asked] == [(h.paper.key, h.score) for h in plain]
+    assert lib.search("papers", limit=None)  # alone, a request word is searched for
+
+
 def test_a_query_of_only_excluded_words_is_an_error(lib):
     with pytest.raises(QueryError, match="excluded"):
         lib.search("-entropy")

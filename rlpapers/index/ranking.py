@@ -35,8 +35,9 @@ PAIR_BONUS = 0.5
 PAIR_WIDTH = 3
 
 #: Words dropped from a plain query (while another word remains): pronouns, question words,
-#: auxiliaries and prepositions. (Request words such as "papers", "available", "exist" were tried
-#: too: no change on either judged set, so they are not here.)
+#: auxiliaries and prepositions, and the words of a request ("i am interested in articles
+#: dealing with ..."): the kinds of text asked for, and verbs and links of asking. Words that
+#: name a subject in some field stay ("list", "report", "work", "information", "study").
 QUERY_STOP_WORDS = frozenset(
     """
     i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
@@ -47,6 +48,10 @@ QUERY_STOP_WORDS = frozenset(
     a an the and but if or because as until while than so also any such there here then
     of at by for with about against between into through during before after above below to
     from in on upon within without among
+    article articles paper papers document documents literature publication publications
+    reference references
+    interested exist exists available please find give like want need looking seek
+    deal deals dealing concerning regarding pertaining discuss discusses discussing
     """.split()
 )
 #: How many of the best BM25 candidates the proximity bonuses re-order: a constant, so the order
