@@ -45,29 +45,24 @@ def to_latex(text: str, ascii_only: bool = False) -> str:
 
 
 def _text_part(text: str, ascii_only: bool) -> str:
-    text = _markdown_to_latex(text)
-    out = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\\":
-            token, i = _backslash(text, i)
-            out.append(token)
-            continue
-        out.append(_TEXT_SPECIALS.get(char, char))
-        i += 1
-    joined = "".join(out)
+    joined = _TEXT_TOKEN.sub(_text_token, _markdown_to_latex(text))
     return _encode_non_ascii(joined) if ascii_only else joined
 
 
-def _backslash(text: str, i: int) -> tuple[str, int]:
-    """A LaTeX command or escape starting at ``text[i]`` kept whole, or a spelled-out backslash."""
-    command = re.match(r"\\[A-Za-z]+\*?", text[i:])
-    if command:
-        return command.group(0), i + command.end()
-    if i + 1 < len(text) and text[i + 1] in "%&#_{}$~^ ,;:!'\"`=.-":
-        return text[i : i + 2], i + 2
-    return r"\textbackslash{}", i + 1
+#: Kept after a backslash as a two-character escape (``\%``, ``\,``, ``\'``).
+_ESCAPED = "%&#_{}$~^ ,;:!'\"`=.-"
+#: What a text part changes, left to right: a backslash command (kept), a backslash escape
+#: (kept), any other backslash (spelled out), a special character (escaped).
+_TEXT_TOKEN = re.compile(
+    rf"\\[A-Za-z]+\*?|\\[{re.escape(_ESCAPED)}]|\\|[{re.escape(''.join(_TEXT_SPECIALS))}]"
+)
+
+
+def _text_token(match: re.Match[str]) -> str:
+    token = match.group(0)
+    if token == "\\":
+        return r"\textbackslash{}"
+    return token if token[0] == "\\" else _TEXT_SPECIALS[token]
 
 
 def _markdown_to_latex(text: str) -> str:
