@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .model import Paper
-from .text import CJK, ascii_word, surname
+from .text import ascii_word, starts_cjk, surname
 
 #: What a key may look like: BibTeX-safe (no white space, no ``{}(),"#%=\\'~``), at most 100
 #: characters, starting with a letter or digit.
@@ -68,7 +68,7 @@ def title_word(title: str) -> str:
     adverb; failing that, its first two content words run together (never a generic word)."""
     content = []
     for word in re.findall(r"[^\W_]+(?:-[^\W_]+)*", title):
-        if CJK.match(word):
+        if starts_cjk(word):
             word = word[:4]  # a CJK run is a whole clause; four characters make a word or two
         plain = ascii_word(word)
         if len(plain) <= 2 or plain in _STOP:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 
 #: CJK ideographs: the unified block, extension A, the compatibility block and extensions B–F.
 CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef"
-CJK = re.compile(f"[{CJK_CHARS}]")
 
 #: Lower-case name particles that belong to a surname ("van der Berg", "de la Cruz").
 PARTICLES = {
@@ -20,8 +20,19 @@ PARTICLES = {
 }  # fmt: skip
 
 
+@cache
+def _cjk() -> re.Pattern[str]:
+    """The class of ``CJK_CHARS``, compiled at first use: compiling it takes milliseconds, which
+    a run that meets no name or key to make would pay at every start."""
+    return re.compile(f"[{CJK_CHARS}]")
+
+
 def has_cjk(text: str) -> bool:
-    return CJK.search(text) is not None
+    return _cjk().search(text) is not None
+
+
+def starts_cjk(text: str) -> bool:
+    return _cjk().match(text) is not None
 
 
 def fold(text: str) -> str:
@@ -42,7 +53,7 @@ def surname(author: str) -> str:
     words = author.split()
     if not words:
         return ""
-    if len(words) == 1 and CJK.match(words[0]):
+    if len(words) == 1 and starts_cjk(words[0]):
         return words[0][0]  # Chinese names are written surname first
     tail = [words[-1]]
     for word in reversed(words[:-1]):

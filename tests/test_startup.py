@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 PROBE = """
 import json, sys
 import rlpapers.cli.app
@@ -46,3 +48,76 @@ def test_warm_search_imports_only_what_it_uses(isolated):
     assert (
         report["real_asyncio"] and report["real_urllib"]
     )  # and later imports get the real modules
+
+
+LIST_PROBE = """
+import json, sys
+from rlpapers.cli import main
+sys.argv = ["rlpapers", "list", "--format", "ids"]
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_warm_list_loads_no_parser_platformdirs_or_whoosh(isolated):
+    env = {"RLPAPERS_INDEX_DIR": str(isolated / "index"), "PATH": "", "HOME": str(isolated)}
+    env["RLPAPERS_DATA_DIR"] = str(isolated / "data")
+    run = [sys.executable, "-c", LIST_PROBE]
+    subprocess.run(run, env=env, check=True, capture_output=True)  # builds the store
+    out = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
+    loaded = set(json.loads(out.stderr.splitlines()[-1]))
+    assert len(out.stdout.split()) == 40
+    heavy = {"platformdirs", "whoosh", "yaml", "rlpapers.parse.blocks", "rlpapers.parse.names"}
+    assert not loaded & heavy
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the direct reading is Linux's")
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"HOME": "/home/ada"},
+        {"HOME": "/home/ada/"},
+        {"HOME": "/"},
+        {"HOME": "/home/ada", "XDG_CONFIG_HOME": "/x/conf", "XDG_DATA_HOME": "/x/data"},
+        {"HOME": "/home/ada", "XDG_CACHE_HOME": "relative/cache", "XDG_DATA_HOME": ""},
+        {"HOME": "relative", "XDG_CACHE_HOME": "/x/cache"},
+    ],
+)
+def test_user_folders_are_the_ones_platformdirs_names(monkeypatch, env):
+    import platformdirs
+
+    from rlpapers.config import APP, user_path
+
+    for name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "ANDROID_DATA"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    for kind in ("config", "data", "cache"):
+        try:
+            expected = getattr(platformdirs, f"user_{kind}_path")(APP)
+        except RuntimeError:  # platformdirs finds no home: we ask it too, and fail the same way
+            with pytest.raises(RuntimeError):
+                user_path(kind)
+            continue
+        assert user_path(kind) == expected, kind
+
+
+def test_a_run_builds_only_the_command_it_runs():
+    import typer.main
+
+    from rlpapers.cli.app import GROUP_VALUE_OPTIONS, app, app_for, command_in
+
+    whole = typer.main.get_command(app)
+    valued = {o for p in whole.params if not getattr(p, "is_flag", True) for o in p.opts}
+    assert valued == set(GROUP_VALUE_OPTIONS)  # command_in skips exactly these options' values
+    assert command_in(["--corpus", "list", "search", "x"]) == "search"
+    assert command_in(["-c", "show", "--index-dir", "i", "--version"]) is None
+    assert command_in(["search", "x", "--corpus", "c"]) == "search"
+    assert command_in(["--", "show", "k"]) == "show"
+    assert command_in(["lst"]) is None and command_in([]) is None
+    one = typer.main.get_command(app_for(["--encoding", "cp1252", "export", "q"]))
+    assert list(one.commands) == ["export"]
+    assert typer.main.get_command(app_for(["--help"])).commands.keys() == whole.commands.keys()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 
 def main() -> None:
-    from .app import app
+    import sys
+
+    from .app import app_for
 
     _guard_closed_streams()
-    app(prog_name="rlpapers")
+    app_for(sys.argv[1:])(prog_name="rlpapers")
 
 
 def _guard_closed_streams() -> None:

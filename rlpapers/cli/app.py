@@ -1,7 +1,6 @@
 """The Typer app: thin commands that wire options to library calls and hand results to render."""
 
-from __future__ import annotations
-
+import copy
 import os
 import sys
 import warnings
@@ -101,6 +100,52 @@ def hoist_globals(args: list[str]) -> list[str]:
         (front if arg.startswith(tuple(f"{g}=" for g in LATE_GLOBALS)) else rest).append(arg)
         i += 1
     return front + rest
+
+
+#: The group's options that take a value (the others are flags): a test keeps this in step with
+#: ``main_options``.
+GROUP_VALUE_OPTIONS = ("--corpus", "-c", "--index-dir", "--encoding")
+
+
+def command_in(args: list[str]) -> str | None:
+    """The command ``args`` run (``rlpapers [OPTIONS] COMMAND ...``), or None if they name none
+    (``--help``, ``--version``, nothing, a word that is no command)."""
+    args = hoist_globals(args)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            i += 1
+            break
+        if not arg.startswith("-") or arg == "-":
+            break
+        i += 2 if arg in GROUP_VALUE_OPTIONS else 1
+    if i >= len(args):
+        return None
+    return args[i] if args[i] in _command_names() else None
+
+
+def _command_names() -> dict[str, Any]:
+    from typer.main import get_command_name
+
+    return {
+        info.name or get_command_name(info.callback.__name__): info
+        for info in app.registered_commands
+        if info.callback is not None
+    }
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """``app``, or, when ``args`` run one command, a copy of it that holds that command only.
+    Typer builds every command's Click parameters on each start, about 10 ms for eleven
+    commands, and a run uses one. Help, errors and shell completion (no command in ``args``)
+    get the whole app."""
+    name = command_in(args)
+    if name is None or "_RLPAPERS_COMPLETE" in os.environ:
+        return app
+    narrowed = copy.copy(app)
+    narrowed.registered_commands = [_command_names()[name]]
+    return narrowed
 
 
 def _click_exceptions() -> tuple[type[BaseException], ...]:

@@ -11,21 +11,23 @@ with no abstract after it) are reported as ``ParseWarning``; unreadable input ra
 
 from __future__ import annotations
 
-import base64
 import re
 import unicodedata
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..digest import sha1
 from ..errors import ParseError, ParseWarning
 from ..model import Paper
-from .blocks import Block, join_lines, split_blocks, vocabulary
-from .text import clean, decode, valid_unicode
 
-# names and roles compile many patterns; they are imported when a file is actually parsed, so
-# that a warm run (which parses nothing) does not pay for them.
+if TYPE_CHECKING:
+    from .blocks import Block
+
+# blocks, text, names and roles compile many patterns; they are imported when a file is actually
+# parsed, so that a warm run (which parses nothing, but checks PARSER_VERSION) does not pay for
+# them.
 
 __all__ = [
     "MAX_PARAGRAPH",
@@ -67,6 +69,8 @@ def parse_bytes(
     titles: Titles | None = None,
     encoding: str | None = None,
 ) -> list[Paper]:
+    from .text import decode
+
     return parse_text(decode(data, source, encoding), source, titles)
 
 
@@ -76,6 +80,9 @@ def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) 
     ``titles`` maps paper ids to an already derived (name, title), to skip deriving them again
     when a file is re-read after an edit.
     """
+    from .blocks import split_blocks, vocabulary
+    from .text import clean, valid_unicode
+
     text = clean(text)
     source = valid_unicode(source)  # a file name that is not UTF-8 still prints as UTF-8
     blocks = split_blocks(text)
@@ -87,6 +94,7 @@ def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) 
 
 
 def _assemble(blocks: list[Block], vocab: set[str], source: str, titles: Titles) -> list[Paper]:
+    from .blocks import join_lines
     from .roles import Role, assign, split_authors, split_categories
 
     texts = []
@@ -182,5 +190,7 @@ def normalise(abstract: str) -> str:
 
 def paper_id(abstract: str) -> str:
     """A short id that depends only on the normalised abstract: stable across runs and machines."""
+    from base64 import b32encode
+
     digest = sha1(normalise(abstract).encode("utf-8")).digest()
-    return base64.b32encode(digest).decode("ascii").lower()[:10]
+    return b32encode(digest).decode("ascii").lower()[:10]
