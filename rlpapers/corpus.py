@@ -47,7 +47,7 @@ def _utf8_path(file: Path) -> bool:
     try:
         str(file.resolve()).encode("utf-8")
     except UnicodeEncodeError:
-        from .parse.text import valid_unicode
+        from .text import valid_unicode
 
         shown = valid_unicode(str(file))
         warnings.warn(ParseWarning(f"{shown}: the path is not valid UTF-8; skipped"), stacklevel=3)

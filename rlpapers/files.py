@@ -50,7 +50,7 @@ def save(text: str, path: Path, force: bool = False) -> None:
 
 def encode(text: str) -> bytes:
     """UTF-8, always valid: lone surrogates (undecodable bytes of a file name) become U+FFFD."""
-    from .parse.text import valid_unicode
+    from .text import valid_unicode
 
     return valid_unicode(text).encode("utf-8")
 

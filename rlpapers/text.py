@@ -77,3 +77,12 @@ def ascii_word(text: str, limit: int = 24) -> str:
     from anyascii import anyascii
 
     return re.sub(r"[^a-z0-9]", "", anyascii(text).lower())[:limit]
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(text: str) -> str:
+    """``text`` with lone surrogates (the undecodable bytes of a file name, as Python reads
+    them) replaced by U+FFFD, so it always encodes to valid UTF-8."""
+    return _SURROGATES.sub("\ufffd", text)

@@ -80,8 +80,9 @@ def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) 
     ``titles`` maps paper ids to an already derived (name, title), to skip deriving them again
     when a file is re-read after an edit.
     """
+    from ..text import valid_unicode
     from .blocks import split_blocks, vocabulary
-    from .text import clean, valid_unicode
+    from .text import clean
 
     text = clean(text)
     source = valid_unicode(source)  # a file name that is not UTF-8 still prints as UTF-8

@@ -152,15 +152,6 @@ def _decode_utf16(data: bytes, source: str) -> str:
         raise ParseError(f"invalid UTF-16 at byte {exc.start}", source) from None
 
 
-_SURROGATES = re.compile("[\ud800-\udfff]")
-
-
-def valid_unicode(text: str) -> str:
-    """``text`` with lone surrogates (the undecodable bytes of a file name, as Python reads
-    them) replaced by U+FFFD, so it always encodes to valid UTF-8."""
-    return _SURROGATES.sub("\ufffd", text)
-
-
 def clean(text: str) -> str:
     """Normalise newlines to ``\\n`` and replace stray control characters with spaces."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
