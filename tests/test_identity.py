@@ -487,3 +487,27 @@ def test_ctrl_c_during_a_multiprocess_build_is_one_line_and_exit_130(tmp_path):
     assert proc.returncode == 130 and err == "note: interrupted\n", err
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and len(done.stdout.split()) == 3000  # a pipe gets every hit
+
+
+def test_a_copied_abstract_follows_an_edit_to_any_file_holding_a_copy(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shared = _abstract("YakRL, a method for yaks")
+    _write(corpus / "a.txt", f"Topic\n\n{shared}\n\n{_abstract('OkapiRL for okapis', 30)}\n")
+    _write(corpus / "b.txt", f"Topic\n\nDeep Learning · RL\n\nAda Lovelace\n\n{shared}\n")
+    _write(corpus / "c.txt", f"Topic\n\n{_abstract('EmuRL for emus', 20)}\n")
+    lib = Library([corpus])
+    yak = lib.get("yakrl")
+    assert yak.authors == ("Ada Lovelace",) and len(yak.sources) == 2
+
+    def changed() -> int:
+        with sqlite3.connect(_store_db(lib)) as con:
+            return con.execute("SELECT changed FROM records WHERE id = ?", (yak.id,)).fetchone()[0]
+
+    before = changed()
+    _write(corpus / "c.txt", f"Topic\n\n{_abstract('EmuRL for emus and rheas', 20)}\n")
+    assert Library([corpus]).get("yakrl") == yak and changed() == before  # not rewritten
+    _write(corpus / "b.txt", f"Topic\n\nDeep Learning · RL\n\nAlan Turing\n\n{shared}\n")
+    assert Library([corpus]).get("yakrl").authors == ("Alan Turing",)  # a.txt is unchanged
+    _write(corpus / "a.txt", f"Topic\n\n{_abstract('OkapiRL for okapis', 30)}\n")
+    assert [s.split(":")[0] for s in Library([corpus]).get("yakrl").sources] == ["b.txt"]

@@ -40,6 +40,14 @@ class Item:
 
 
 @dataclass(frozen=True)
+class Copies:
+    """Where the copies of each abstract are, for telling whether a file's records can change."""
+
+    count: Counter[str]  # content id -> how many copies the corpus holds
+    first: dict[str, Item]  # content id -> its first copy, where its record lives
+
+
+@dataclass(frozen=True)
 class RecordState:
     """What the store knew of a record before this refresh."""
 
@@ -189,6 +197,7 @@ class Refresh:
         for item in items:
             first.setdefault(item.cid, item)
         duplicated = {cid for cid, n in copies.items() if n > 1}
+        placed = Copies(copies, first)
         meta_same = self._metadata_unchanged()
         finisher = self._finisher(duplicated, identity, items)
         counter = int(self.store._meta("counter", "0")) + 1
@@ -207,7 +216,7 @@ class Refresh:
                 if (
                     meta_same
                     and not self.new_parser
-                    and self._stable(state, mine, previous, identity, copies)
+                    and self._stable(state, mine, previous, identity, placed)
                 ):
                     produced.update(identity.ids[i.cid] for i in mine)
                     continue
@@ -279,22 +288,27 @@ class Refresh:
         mine: list[Item],
         previous: dict[str, RecordState],
         identity: Identity,
-        copies: Counter[str],
+        copies: Copies,
     ) -> bool:
         """True when this file's finished records must equal the stored ones: same content,
-        same metadata, every paper known with the same key, place and copy count."""
+        same metadata, every paper known with the same key, place and copy count.
+
+        An abstract with copies in other files is no reason to look again: if one of those
+        files changed, it is finished again itself, and the first of the copies finished
+        gives the merged record."""
         old = self.before.get(state.path)
         if old is None or old.sha1 != state.sha1:
             return False
         for item in mine:
             pid = identity.ids[item.cid]
             record = previous.get(pid)
+            count = copies.count[item.cid]
+            where = copies.first[item.cid]
             if (
                 record is None
-                or copies[item.cid] != 1
-                or record.copies != 1
+                or record.copies != count
                 or record.key != identity.keys[pid]
-                or (record.file, record.ordinal) != (item.file, item.ordinal)
+                or (record.file, record.ordinal) != (where.file, where.ordinal)
                 or pid in identity.changes
             ):
                 return False
