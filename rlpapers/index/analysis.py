@@ -200,7 +200,7 @@ def _term(piece: str) -> tuple[str, bool]:
     its words, and a dictionary lookup costs a fraction of the folding and stemming)."""
     found = _TERMS.get(piece)
     if found is None:
-        if len(_TERMS) > 200_000:  # bounded, like _STEMS
+        if len(_TERMS) > 200_000:  # bounded: a huge vocabulary starts again
             _TERMS.clear()
         found = _TERMS[piece] = _new_term(piece)
     return found
@@ -215,7 +215,7 @@ def _new_term(piece: str) -> tuple[str, bool]:
     if word in STOP_WORDS:
         return word, True
     if word.isascii() and word.isalpha() and len(word) > 2:
-        word = _STEMS.get(word) or _stem_new(word)
+        word = (_STEMMER or _load_stemmer())(word)
     return word, False
 
 
@@ -249,7 +249,6 @@ def stem_words(words: list[str]) -> list[str]:
     return [stemmer.stemWord(w) if w.isascii() and w.isalpha() and len(w) > 2 else w for w in words]
 
 
-_STEMS: dict[str, str] = {}
 _TERMS: dict[str, tuple[str, bool]] = {}
 _STEMMER: Any = None
 
@@ -267,13 +266,11 @@ def fast_terms(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def _stem_new(word: str) -> str:
+def _load_stemmer() -> Any:
+    """PyStemmer's English stemmer (it keeps its own cache of recent words; ``_TERMS`` holds
+    every token's whole analysed form, so no second cache of stems is kept here)."""
     global _STEMMER
-    if _STEMMER is None:
-        import Stemmer
+    import Stemmer
 
-        _STEMMER = Stemmer.Stemmer("english")
-    if len(_STEMS) > 200_000:  # bounded, like PyStemmer's own cache
-        _STEMS.clear()
-    _STEMS[word] = _STEMMER.stemWord(word)
-    return _STEMS[word]
+    _STEMMER = Stemmer.Stemmer("english").stemWord
+    return _STEMMER
