@@ -146,11 +146,15 @@ def _memory(process: Any) -> int:
         return 0
 
 
-def timed_process(argv: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
-    """Wall time, CPU time (user+sys of the children) and peak RSS of one command."""
+def timed_process(
+    argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> dict[str, float]:
+    """Wall time, CPU time (user+sys of the children) and peak memory of one command."""
     before = os.times()
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     peak = Peak(proc.pid)
     _, err = proc.communicate()
     wall = time.perf_counter() - start
