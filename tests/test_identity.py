@@ -511,3 +511,28 @@ def test_a_copied_abstract_follows_an_edit_to_any_file_holding_a_copy(tmp_path):
     assert Library([corpus]).get("yakrl").authors == ("Alan Turing",)  # a.txt is unchanged
     _write(corpus / "a.txt", f"Topic\n\n{_abstract('OkapiRL for okapis', 30)}\n")
     assert [s.split(":")[0] for s in Library([corpus]).get("yakrl").sources] == ["b.txt"]
+
+
+def test_records_after_each_refresh_equal_a_store_built_from_scratch(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shared = _abstract("YakRL, a method for yaks")
+    okapi, emu, gnu = (_abstract(f"{n}RL for {n.lower()}s", 25) for n in ("Okapi", "Emu", "Gnu"))
+    a_text = f"Topic A\n\n{shared}\n\n{okapi}\n"
+    b_text = f"Topic B\n\nDeep Learning · RL\n\nAda Lovelace\n\n{shared}\n\n{emu}\n"
+    _write(corpus / "a.txt", a_text)
+    _write(corpus / "b.txt", b_text)
+    edits = [
+        ("a.txt", a_text + f"\n{gnu}\n"),  # a paper appended
+        ("a.txt", f"Topic A\n\n{gnu}\n\n{shared}\n\n{okapi}\n"),  # moved to the top
+        ("b.txt", b_text.replace("Ada Lovelace", "Alan Turing")),  # a copy's authors
+        ("a.yaml", "okapirl:\n  title: Okapis, a study\n"),  # metadata
+        ("b.txt", f"Topic B\n\n{emu}\n"),  # a copy removed
+    ]
+    live = tmp_path / "live"
+    Library([corpus], index_dir=live).papers
+    for n, (name, text) in enumerate(edits):
+        _write(corpus / name, text)
+        refreshed = Library([corpus], index_dir=live).papers
+        scratch = Library([corpus], index_dir=tmp_path / f"scratch{n}").papers
+        assert refreshed == scratch, name

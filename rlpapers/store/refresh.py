@@ -24,6 +24,9 @@ from .files import CORPUS, FileState, read_bytes
 from .identity import Version, match_edits
 from .parsing import Parsed, parse_many
 
+#: A refresh that parses at most this much text keeps what it parsed in memory (an edited file).
+KEEP_PARSED_BYTES = 16_000_000
+
 if TYPE_CHECKING:
     from . import Store
 
@@ -73,6 +76,11 @@ class Refresh:
         self.con: sqlite3.Connection = store.con
         self.states = states
         self.before = {row[0]: FileState(*row) for row in self.con.execute("SELECT * FROM files")}
+        # A small refresh (an edited file) keeps in memory what a big one reads back one file at
+        # a time: the rows it just parsed, and each re-parsed file's previous rows by content id
+        # (an abstract whose row is as it was, in the same place, keeps its stored record).
+        self.fresh: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self.old_rows: dict[str, dict[str, dict[str, Any]]] = {}
 
     def run(self) -> None:
         # a new parser may give other titles and names: no stored record can be kept as it is
@@ -142,29 +150,38 @@ class Refresh:
         todo = list({(s.sha1, s.name): s for s in todo}.values())
         if not todo:
             return
+        size = sum(s.size for s in todo)
+        keep = size <= KEEP_PARSED_BYTES
         jobs = (
-            (read_bytes(s.path), s.name, self._known_titles(s), encodings[s.path] or None)
+            (read_bytes(s.path), s.name, self._known_titles(s, keep), encodings[s.path] or None)
             for s in todo
         )
-        size = sum(s.size for s in todo)
         for state, parsed in zip(todo, parse_many(jobs, len(todo), size), strict=True):
             for message in parsed.warnings:
                 warnings.warn(ParseWarning(message), stacklevel=2)
+            if keep:
+                self.fresh[(state.sha1, state.name)] = parsed.rows
             with transaction(self.con):
                 self.con.execute(
                     "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (state.sha1, state.name, encodings[state.path], *_dump_parse(parsed)),
                 )
 
-    def _known_titles(self, state: FileState) -> dict[str, tuple[str, str]]:
-        """(name, title) of the abstracts this file held before: an edit re-derives only the new."""
+    def _known_titles(self, state: FileState, keep: bool) -> dict[str, tuple[str, str]]:
+        """(name, title) of the abstracts this file held before: an edit re-derives only the new.
+        With ``keep``, the previous rows are kept too (``old_rows``)."""
         old = self.before.get(state.path)
         if old is None:
             return {}
         row = self.con.execute(
             "SELECT rows FROM parses WHERE sha1 = ? AND name = ?", (old.sha1, state.name)
         ).fetchone()
-        return {r["id"]: (r["name"], r["title"]) for r in _unpack(row[0])} if row else {}
+        if not row:
+            return {}
+        rows = _unpack(row[0])
+        if keep:
+            self.old_rows[state.path] = {r["id"]: r for r in rows}
+        return {r["id"]: (r["name"], r["title"]) for r in rows}
 
     def _headers(self, corpus: list[FileState]) -> dict[str, tuple[list[str], list[str]]]:
         out = {}
@@ -178,6 +195,8 @@ class Refresh:
 
     def rows(self, state_path: str) -> list[dict[str, Any]]:
         state = next(s for s in self.states if s.path == state_path)
+        if (state.sha1, state.name) in self.fresh:
+            return self.fresh[(state.sha1, state.name)]
         (rows,) = self.con.execute(
             "SELECT rows FROM parses WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
         ).fetchone()
@@ -221,7 +240,13 @@ class Refresh:
                     produced.update(identity.ids[i.cid] for i in mine)
                     continue
                 rows = []  # one file's changed records at a time: memory stays flat
+                was = self.old_rows.get(state.path, {}) if meta_same and not self.new_parser else {}
                 for row in self.rows(state.path):
+                    if was.get(row["id"]) == row and _kept(
+                        [first[row["id"]]], previous, identity, placed
+                    ):
+                        produced.add(identity.ids[row["id"]])
+                        continue
                     paper = finisher(Paper.from_dict(row))
                     if paper is None:
                         continue
@@ -299,20 +324,7 @@ class Refresh:
         old = self.before.get(state.path)
         if old is None or old.sha1 != state.sha1:
             return False
-        for item in mine:
-            pid = identity.ids[item.cid]
-            record = previous.get(pid)
-            count = copies.count[item.cid]
-            where = copies.first[item.cid]
-            if (
-                record is None
-                or record.copies != count
-                or record.key != identity.keys[pid]
-                or (record.file, record.ordinal) != (where.file, where.ordinal)
-                or pid in identity.changes
-            ):
-                return False
-        return True
+        return _kept(mine, previous, identity, copies)
 
     def _metadata_unchanged(self) -> bool:
         now = {s.path: s.sha1 for s in self.states if s.kind != CORPUS}
@@ -518,6 +530,28 @@ def _dump_parse(parsed: Parsed) -> tuple[str, str, str, bytes]:
         json.dumps(parsed.vocab, ensure_ascii=False),
         _pack(parsed.rows),
     )
+
+
+def _kept(
+    items: list[Item], previous: dict[str, RecordState], identity: Identity, copies: Copies
+) -> bool:
+    """Whether the stored records of these abstracts stand as they are, given that each one's
+    parse is unchanged: every paper known with the same key, place and copy count, and no
+    metadata change for it."""
+    for item in items:
+        pid = identity.ids[item.cid]
+        record = previous.get(pid)
+        count = copies.count[item.cid]
+        where = copies.first[item.cid]
+        if (
+            record is None
+            or record.copies != count
+            or record.key != identity.keys[pid]
+            or (record.file, record.ordinal) != (where.file, where.ordinal)
+            or pid in identity.changes
+        ):
+            return False
+    return True
 
 
 def _pack(rows: list[dict[str, Any]]) -> bytes:
