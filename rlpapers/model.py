@@ -100,9 +100,8 @@ class Paper:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Paper:
-        known = {f.name for f in fields(cls)}
         kwargs: dict[str, Any] = {
-            k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known
+            k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in _FIELD_SET
         }
         return cls(**kwargs)
 

@@ -23,6 +23,7 @@ import re  # noqa: E402
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from itertools import chain, islice
 from pathlib import Path
 from typing import Any, TypeVar
@@ -356,15 +357,20 @@ def _matched_authors(paper: Paper, terms: set[str]) -> tuple[str, ...]:
     was half the time of printing thousands of ids)."""
     if not terms or not paper.authors:
         return ()
-    from .analysis import name_analyzer
-
-    analyse = name_analyzer()
+    analyse = _name_analyzer()
     return tuple(
         a
         for a in paper.authors
         if (not a.isascii() or any(t in a.lower() for t in terms))
         and terms & {t.text for t in analyse(a)}
     )
+
+
+@cache
+def _name_analyzer() -> Any:
+    from .analysis import name_analyzer
+
+    return name_analyzer()
 
 
 def count_by(papers: Iterable[Paper], attribute: str) -> list[tuple[str, int]]:

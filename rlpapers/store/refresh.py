@@ -11,7 +11,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..corpus import Finisher, merge_copies
 from ..errors import ParseError, ParseWarning
@@ -50,9 +50,9 @@ class Copies:
     first: dict[str, Item]  # content id -> its first copy, where its record lives
 
 
-@dataclass(frozen=True)
-class RecordState:
-    """What the store knew of a record before this refresh."""
+class RecordState(NamedTuple):
+    """What the store knew of a record before this refresh (a named tuple: one is made for every
+    record on every refresh, and a frozen dataclass costs several times as much to make)."""
 
     key: str
     file: str
@@ -218,25 +218,31 @@ class Refresh:
         duplicated = {cid for cid, n in copies.items() if n > 1}
         placed = Copies(copies, first)
         meta_same = self._metadata_unchanged()
-        finisher = self._finisher(duplicated, identity, items)
+        by_file: dict[str, list[Item]] = {}
+        for item in items:
+            by_file.setdefault(item.file, []).append(item)
+        stable = {
+            state.path
+            for state in corpus
+            if meta_same
+            and not self.new_parser
+            and self._stable(state, by_file.get(state.path, []), previous, identity, placed)
+        }
+        # copies are merged only for abstracts in files finished again (reading every file that
+        # holds a copy of something costs most of a small refresh in a big corpus)
+        again = {i.cid for i in items if i.cid in duplicated and i.file not in stable}
+        finisher = self._finisher(again, identity, items)
         counter = int(self.store._meta("counter", "0")) + 1
         written: list[str] = []
         produced: set[str] = set()
         moved: list[tuple[int, str]] = []
-        by_file: dict[str, list[Item]] = {}
-        for item in items:
-            by_file.setdefault(item.file, []).append(item)
         insert = "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
         with transaction(self.con):  # one transaction: a killed refresh leaves the last state
             for state in corpus:
                 mine = by_file.get(state.path, [])
                 if self.before.get(state.path, state).position != state.position:
                     moved.append((state.position, state.path))
-                if (
-                    meta_same
-                    and not self.new_parser
-                    and self._stable(state, mine, previous, identity, placed)
-                ):
+                if state.path in stable:
                     produced.update(identity.ids[i.cid] for i in mine)
                     continue
                 rows = []  # one file's changed records at a time: memory stays flat
