@@ -530,7 +530,7 @@ def test_records_after_each_refresh_equal_a_store_built_from_scratch(tmp_path):
         ("b.txt", f"Topic B\n\n{emu}\n"),  # a copy removed
     ]
     live = tmp_path / "live"
-    Library([corpus], index_dir=live).papers
+    assert Library([corpus], index_dir=live).papers
     for n, (name, text) in enumerate(edits):
         _write(corpus / name, text)
         refreshed = Library([corpus], index_dir=live).papers
