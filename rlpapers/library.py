@@ -250,6 +250,19 @@ class Library:
             lambda: index.iter_search(query, limit, filters, sort, snippets, window)
         )
 
+    def search_ids(
+        self,
+        query: str,
+        limit: int | None = 10,
+        filters: Filters | None = None,
+        sort: str = "score",
+    ) -> Iterator[str]:
+        """The ids of ``iter_search``'s hits, in its order, without reading records the order
+        does not need: for piping ids to another command."""
+        index = self.index
+        window = self._rerank_window(None)
+        return index.healing(lambda: index.iter_ids(query, limit, filters, sort, window))
+
     def count(self, query: str, filters: Filters | None = None) -> int:
         """How many papers ``query`` matches."""
         index = self.index

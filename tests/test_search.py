@@ -526,3 +526,26 @@ def test_matched_authors_are_the_authors_with_a_query_word(lib):
             expected = tuple(a for a in paper.authors if terms & {t.text for t in analyse(a)})
             assert _matched_authors(paper, terms) == expected
     assert any(_matched_authors(p, {"aichmuller"}) for p in lib.papers)  # accents folded
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["entropy", "policy optimization", "large language models", '"reward model"',
+     "author:wang", "entropy -exploration", "强化学习", "pass@k"],
+)  # fmt: skip
+def test_ids_come_in_the_order_of_the_hits(lib, query):
+    from rlpapers.corpus import Filters
+
+    for limit in (None, 1, 3, 10):
+        for sort in ("score", "title"):
+            for filters in (None, Filters(topic=("强化学习",))):
+                hits = lib.iter_search(query, limit, filters, sort, snippets=False)
+                expected = [h.paper.id for h in hits]
+                assert list(lib.search_ids(query, limit, filters, sort)) == expected
+
+
+def test_ids_of_a_one_word_search_read_no_record(lib, monkeypatch):
+    store = lib.index.store
+    read = []
+    monkeypatch.setattr(store, "fetch", lambda ids: read.append(ids) or {})
+    assert len(list(lib.search_ids("policy", limit=None))) > 10 and not read

@@ -6,6 +6,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from enum import Enum, StrEnum
+from functools import partial
 from itertools import chain
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -587,7 +588,10 @@ def search(
         "sort": sort.value,
         "snippets": render.shows_snippets(fmt),
     }
-    if chosen == "lexical":
+    hits: Iterator[Any]
+    if chosen == "lexical" and fmt == "ids":  # ids need no records: they come from the index
+        hits = lib.search_ids(text, shown, wanted["filters"], wanted["sort"])
+    elif chosen == "lexical":
         hits = lib.iter_search(text, shown, **wanted)
     else:
         hits = iter(lib.search(text, shown, mode=chosen, **wanted))
@@ -601,13 +605,18 @@ def search(
         nothing_found(
             f'no papers match; did you mean "{suggestion}"?' if suggestion else "no papers match"
         )
+    show = (
+        partial(render.ids, header=header)
+        if isinstance(first, str)
+        else partial(render.hits, fmt=fmt, show_scores=scores, header=header)
+    )
     if limit is None and not all_ and shown is not None:  # a terminal's short list
         taken = [first, *hits]
-        render.hits(taken, fmt, show_scores=scores, header=header)
+        show(taken)
         if len(taken) == shown and chosen != "semantic":
             _note_when_cut(lib, text, filters, shown)
         return
-    render.hits(chain([first], hits), fmt, show_scores=scores, header=header)
+    show(chain([first], hits))
 
 
 def _note_when_cut(lib: Any, text: str, filters: Any, shown: int) -> None:

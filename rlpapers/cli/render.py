@@ -138,9 +138,7 @@ def papers(items: Sequence[Paper], fmt: str, header: bool = False) -> None:
 def _plain_lines(items: Iterable[Paper], fmt: str, header: bool) -> Iterator[str]:
     """``tsv`` (TSV_COLUMNS) or ``ids`` lines, with a header line of column names if asked."""
     if fmt == "ids":
-        if header:
-            yield "id\n"
-        yield from (f"{p.id}\n" for p in items)
+        yield from _id_lines((p.id for p in items), header)
         return
     if header:
         yield "\t".join(TSV_COLUMNS) + "\n"
@@ -247,6 +245,17 @@ def hits(items: Iterable[Hit], fmt: str, show_scores: bool = False, header: bool
         emit(export(list(items), fmt))
     else:
         emit(export([h.paper for h in items], fmt))
+
+
+def ids(items: Iterable[str], header: bool = False) -> None:
+    """Paper ids, one per line, written as they come."""
+    emit_lines(_id_lines(items, header))
+
+
+def _id_lines(items: Iterable[str], header: bool) -> Iterator[str]:
+    if header:
+        yield "id\n"
+    yield from (f"{pid}\n" for pid in items)
 
 
 def _hit_lines(items: Iterable[Hit], fmt: str, show_scores: bool, header: bool) -> Iterator[str]:

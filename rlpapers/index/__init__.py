@@ -156,6 +156,28 @@ class Index:
             for rank, (paper, score) in enumerate(islice(pairs, limit), 1)
         )
 
+    def iter_ids(
+        self,
+        query: str,
+        limit: int | None = 10,
+        filters: Filters | None = None,
+        sort: str = "score",
+        window: int = RERANK_WINDOW,
+    ) -> Iterator[str]:
+        """The ids ``iter_search`` gives, in its order, read from the index: records are read
+        from the store only where the order needs them (filters, a sort by title or key, a
+        phrase query's re-rank window)."""
+        parsed, phrase, results = self._run(query, limit, filters, sort, window)
+        if filters or sort != "score":
+            pairs = self._ranked(results, filters, phrase, sort, window)
+            return islice((paper.id for paper, _ in pairs), limit)
+        rest = iter(results)
+        head: list[str] = []
+        if phrase:
+            best = self.papers_of(islice(rest, window))
+            head = [p.id for p, _ in rerank(best, phrase, self.searcher.reader(), window)]
+        return islice(chain(head, (hit["id"] for hit in rest)), limit)
+
     def matches(
         self,
         query: str,
