@@ -536,3 +536,22 @@ def test_records_after_each_refresh_equal_a_store_built_from_scratch(tmp_path):
         refreshed = Library([corpus], index_dir=live).papers
         scratch = Library([corpus], index_dir=tmp_path / f"scratch{n}").papers
         assert refreshed == scratch, name
+
+
+def test_ledger_lookups_agree_whether_they_probe_or_scan(tmp_path):
+    from rlpapers.store.db import transaction
+    from rlpapers.store.ledger import Ledger
+
+    ledger = Ledger(tmp_path)
+    with transaction(ledger.con):
+        for n in range(60):
+            ledger.add_paper(f"p{n:03d}", [f"c{n:03d}"])
+            ledger.give_key(f"p{n:03d}", f"key{n}")
+    few = ["c001", "c007", "nope"]  # probed one by one
+    many = [f"c{n:03d}" for n in range(60)] + ["nope"]  # found in one pass
+    assert ledger.ids_of(few) == {"c001": "p001", "c007": "p007"}
+    assert ledger.ids_of(many) == {f"c{n:03d}": f"p{n:03d}" for n in range(60)}
+    assert ledger.keys_of(["p003", "zz"]) == {"p003": "key3"}
+    assert ledger.keys_of([f"p{n:03d}" for n in range(60)]) == {
+        f"p{n:03d}": f"key{n}" for n in range(60)
+    }
