@@ -535,7 +535,22 @@ def test_records_after_each_refresh_equal_a_store_built_from_scratch(tmp_path):
         _write(corpus / name, text)
         refreshed = Library([corpus], index_dir=live).papers
         scratch = Library([corpus], index_dir=tmp_path / f"scratch{n}").papers
-        assert refreshed == scratch, name
+        assert [p.to_dict() for p in refreshed] == [p.to_dict() for p in scratch], name
+
+
+def test_reordered_files_list_a_copied_abstract_in_their_new_order(tmp_path):
+    shared = _abstract("YakRL, a method for yaks")
+    files = []
+    for name in ("a", "b", "c"):
+        own = _abstract(f"{name.upper()}onlyRL for {name}s", 20)
+        _write(tmp_path / f"{name}.txt", f"Topic\n\n{shared}\n\n{own}\n")
+        files.append(tmp_path / f"{name}.txt")
+    live = tmp_path / "live"
+    assert Library(files, index_dir=live).get("yakrl").sources[1].startswith("b.txt")
+    reordered = [files[0], files[2], files[1]]
+    refreshed = Library(reordered, index_dir=live).get("yakrl")
+    scratch = Library(reordered, index_dir=tmp_path / "scratch").get("yakrl")
+    assert refreshed.sources == scratch.sources and refreshed.sources[1].startswith("c.txt")
 
 
 def test_ledger_lookups_agree_whether_they_probe_or_scan(tmp_path):

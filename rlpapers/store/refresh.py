@@ -48,6 +48,7 @@ class Copies:
 
     count: Counter[str]  # content id -> how many copies the corpus holds
     first: dict[str, Item]  # content id -> its first copy, where its record lives
+    reordered: bool  # a file moved in the corpus order: merged copies may list another order
 
 
 class RecordState(NamedTuple):
@@ -216,7 +217,11 @@ class Refresh:
         for item in items:
             first.setdefault(item.cid, item)
         duplicated = {cid for cid, n in copies.items() if n > 1}
-        placed = Copies(copies, first)
+        reordered = any(
+            (old := self.before.get(s.path)) is not None and old.position != s.position
+            for s in corpus
+        )
+        placed = Copies(copies, first, reordered)
         meta_same = self._metadata_unchanged()
         by_file: dict[str, list[Item]] = {}
         for item in items:
@@ -552,6 +557,7 @@ def _kept(
         if (
             record is None
             or record.copies != count
+            or (count > 1 and copies.reordered)
             or record.key != identity.keys[pid]
             or (record.file, record.ordinal) != (where.file, where.ordinal)
             or pid in identity.changes
