@@ -570,3 +570,21 @@ def test_ledger_lookups_agree_whether_they_probe_or_scan(tmp_path):
     assert ledger.keys_of([f"p{n:03d}" for n in range(60)]) == {
         f"p{n:03d}": f"key{n}" for n in range(60)
     }
+
+
+def test_an_abstract_and_its_edited_version_kept_side_by_side_are_two_stable_papers(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    first = _abstract("YakRL, a method for yaks")
+    edited = first.replace("word3 ", "")  # a small edit: the same paper
+    _write(corpus / "a.txt", f"Topic\n\n{first}\n")
+    (yak,) = Library([corpus]).papers
+    _write(corpus / "a.txt", f"Topic\n\n{edited}\n")
+    assert [(p.id, p.key) for p in Library([corpus]).papers] == [(yak.id, yak.key)]
+    _write(corpus / "a.txt", f"Topic\n\n{first}\n\n{edited}\n")  # both versions, kept
+    both = [(p.id, p.key) for p in Library([corpus]).papers]
+    assert both[0] == (yak.id, yak.key) and len(set(both)) == 2
+    _write(corpus / "a.txt", f"Topic\n\n{first}\n\n{edited}\n\n")  # touched: a refresh
+    assert [(p.id, p.key) for p in Library([corpus]).papers] == both
+    scratch = Library([corpus], index_dir=tmp_path / "scratch").papers  # the same ledger
+    assert [(p.id, p.key) for p in scratch] == both

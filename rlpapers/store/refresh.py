@@ -382,10 +382,13 @@ class Identities:
         edits = self._edits(new, set(known.values()))
         ids: dict[str, str] = {}
         owner: dict[str, str] = {}
+        split: list[str] = []  # known abstracts whose paper an earlier one of the corpus holds
         for cid in cids:
             pid = known.get(cid) or edits.get(cid) or cid
             if pid in owner:  # two different abstracts claim one paper: the later is new
                 pid = self._fresh_id(cid, owner)
+                if cid in known:
+                    split.append(cid)
             owner[pid] = cid
             ids[cid] = pid
         bases: dict[str, str] = {}
@@ -394,7 +397,9 @@ class Identities:
         with transaction(self.ledger.con):
             for cid in new:
                 self.ledger.add_paper(ids[cid], [cid])
-            changes = self._overrides(overrides, ids, bases, new)
+            for cid in split:  # its own paper, found again by _fresh_id on the next refresh
+                self.ledger.add_paper(ids[cid], [_split_alias(cid)])
+            changes = self._overrides(overrides, ids, bases, [*new, *split])
         return Identity(ids, self.ledger.keys_of(list(owner)), changes)
 
     def _edits(self, new: list[str], present: set[str]) -> dict[str, str]:
@@ -416,6 +421,13 @@ class Identities:
         return match_edits(newcomers, gone)
 
     def _fresh_id(self, cid: str, owner: dict[str, str]) -> str:
+        """A paper id of its own for an abstract whose paper another abstract of the corpus
+        holds (an abstract and its edited version, both kept): the one the ledger gave it
+        before, else a new one made from the content id."""
+        alias = _split_alias(cid)
+        given = self.ledger.ids_of([alias]).get(alias)
+        if given and given not in owner:
+            return given
         n = 1
         while True:
             digest = hashlib.sha1(f"{cid}/{n}".encode()).digest()
@@ -541,6 +553,12 @@ def _dump_parse(parsed: Parsed) -> tuple[str, str, str, bytes]:
         json.dumps(parsed.vocab, ensure_ascii=False),
         _pack(parsed.rows),
     )
+
+
+def _split_alias(cid: str) -> str:
+    """The ledger's name for the paper an abstract got of its own when another abstract of the
+    corpus held the paper its content id points to (``Identities._fresh_id``)."""
+    return f"{cid}/own"
 
 
 def _kept(
