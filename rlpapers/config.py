@@ -58,17 +58,18 @@ _XDG = {
 def user_path(kind: str) -> Path:
     """platformdirs' user folder of ``kind`` ("config", "data" or "cache") for this app.
 
-    On Linux, with an absolute XDG variable or $HOME, the folder is read from them directly, by
-    the rule platformdirs follows there (a test compares the two): importing platformdirs takes
-    about a tenth of a warm ``list``. Anything else (macOS, Windows, Android, no usable $HOME)
-    asks platformdirs.
+    On Linux, with an absolute XDG variable, or none and an absolute $HOME, the folder is read
+    from them directly, by the rule platformdirs follows there (a test compares the two):
+    importing platformdirs takes about a tenth of a warm ``list``. Anything else (macOS,
+    Windows, Android, a relative XDG variable, which platformdirs releases treat differently,
+    no usable $HOME) asks platformdirs.
     """
     if sys.platform == "linux" and "ANDROID_DATA" not in os.environ:
         variable, under_home = _XDG[kind]
         base = os.environ.get(variable, "")
         if os.path.isabs(base):
             return Path(base, APP)
-        if os.path.isabs(os.environ.get("HOME", "")):
+        if not base and os.path.isabs(os.environ.get("HOME", "")):
             return Path(os.path.expanduser("~"), under_home, APP)
     import platformdirs
 

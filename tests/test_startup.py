@@ -118,6 +118,10 @@ def test_a_run_builds_only_the_command_it_runs():
     assert command_in(["search", "x", "--corpus", "c"]) == "search"
     assert command_in(["--", "show", "k"]) == "show"
     assert command_in(["lst"]) is None and command_in([]) is None
+    assert (
+        command_in(["--help", "search"]) is None and command_in(["-c", "x", "-h", "list"]) is None
+    )
+    assert command_in(["search", "--help"]) == "search"  # the command's own help
     one = typer.main.get_command(app_for(["--encoding", "cp1252", "export", "q"]))
     assert list(one.commands) == ["export"]
     assert typer.main.get_command(app_for(["--help"])).commands.keys() == whole.commands.keys()

@@ -118,6 +118,8 @@ def command_in(args: list[str]) -> str | None:
         if arg == "--":
             i += 1
             break
+        if arg in ("-h", "--help"):  # the group's help lists every command
+            return None
         if not arg.startswith("-") or arg == "-":
             break
         i += 2 if arg in GROUP_VALUE_OPTIONS else 1
