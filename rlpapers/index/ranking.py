@@ -37,7 +37,9 @@ PAIR_WIDTH = 3
 #: Words dropped from a plain query (while another word remains): pronouns, question words,
 #: auxiliaries and prepositions, and the words of a request ("i am interested in articles
 #: dealing with ..."): the kinds of text asked for, and verbs and links of asking. Words that
-#: name a subject in some field stay ("list", "report", "work", "information", "study").
+#: name a subject in some field stay: "list", "report", "work", "information", "study", and in
+#: this one "reference" (a reference policy or model), "document" (document retrieval),
+#: "seek" (hide and seek), "deal".
 QUERY_STOP_WORDS = frozenset(
     """
     i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
@@ -48,10 +50,9 @@ QUERY_STOP_WORDS = frozenset(
     a an the and but if or because as until while than so also any such there here then
     of at by for with about against between into through during before after above below to
     from in on upon within without among
-    article articles paper papers document documents literature publication publications
-    reference references
-    interested exist exists available please find give like want need looking seek
-    deal deals dealing concerning regarding pertaining discuss discusses discussing
+    article articles paper papers literature publication publications
+    interested exist exists available please find give like want need looking
+    dealing concerning regarding pertaining discuss discusses discussing
     """.split()
 )
 #: How many of the best BM25 candidates the proximity bonuses re-order: a constant, so the order
