@@ -223,6 +223,15 @@ def test_the_words_of_a_request_do_not_rank(lib, request_):
     assert lib.search("papers", limit=None)  # alone, a request word is searched for
 
 
+def test_words_that_name_a_subject_here_are_searched_for(lib):
+    from rlpapers.index.ranking import QUERY_STOP_WORDS
+
+    policy = [(h.paper.key, h.score) for h in lib.search("policy", limit=None)]
+    for query in ("reference policy", "seek policy"):  # both words stand in the bundled papers
+        assert [(h.paper.key, h.score) for h in lib.search(query, limit=None)] != policy, query
+    assert not {"reference", "document", "seek", "deal"} & QUERY_STOP_WORDS
+
+
 def test_a_query_of_only_excluded_words_is_an_error(lib):
     with pytest.raises(QueryError, match="excluded"):
         lib.search("-entropy")
