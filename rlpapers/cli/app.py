@@ -591,7 +591,8 @@ def search(
         "snippets": render.shows_snippets(fmt),
     }
     hits: Iterator[Any]
-    if chosen == "lexical" and fmt == "ids":  # ids need no records: they come from the index
+    only_ids = chosen == "lexical" and fmt == "ids"  # ids need no records: the index has them
+    if only_ids:
         hits = lib.search_ids(text, shown, wanted["filters"], wanted["sort"])
     elif chosen == "lexical":
         hits = lib.iter_search(text, shown, **wanted)
@@ -609,7 +610,7 @@ def search(
         )
     show = (
         partial(render.ids, header=header)
-        if isinstance(first, str)
+        if only_ids
         else partial(render.hits, fmt=fmt, show_scores=scores, header=header)
     )
     if limit is None and not all_ and shown is not None:  # a terminal's short list
