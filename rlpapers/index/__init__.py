@@ -172,10 +172,7 @@ class Index:
             pairs = self._ranked(results, filters, phrase, sort, window)
             return islice((paper.id for paper, _ in pairs), limit)
         rest = iter(results)
-        head: list[str] = []
-        if phrase:
-            best = self.papers_of(islice(rest, window))
-            head = [p.id for p, _ in rerank(best, phrase, self.searcher.reader(), window)]
+        head = [p.id for p, _ in self._window(rest, phrase, window)] if phrase else []
         return islice(chain(head, (hit["id"] for hit in rest)), limit)
 
     def matches(
@@ -248,8 +245,7 @@ class Index:
             return self._stream((hit["id"], hit.score) for hit in results)
         if not filters and sort == "score":  # re-rank the window, stream the rest
             rest = iter(results)
-            head = self.papers_of(islice(rest, window))
-            head = rerank(head, phrase, self.searcher.reader(), window)
+            head = self._window(rest, phrase, window)
             return chain(head, self._stream((hit["id"], hit.score) for hit in rest))
         hits = self.papers_of(results)
         if filters:
@@ -257,6 +253,14 @@ class Index:
         if phrase:
             hits = rerank(hits, phrase, self.searcher.reader(), window)
         return iter(_sorted(hits, sort))
+
+    def _window(
+        self, rest: Iterator[Any], phrase: list[str], window: int
+    ) -> list[tuple[Paper, float]]:
+        """The first ``window`` of Whoosh's hits taken from ``rest``, re-ranked for ``phrase``
+        (``iter_search`` and ``iter_ids`` both stream what ``rest`` holds after them)."""
+        best = self.papers_of(islice(rest, window))
+        return rerank(best, phrase, self.searcher.reader(), window)
 
     def _stream(self, matches: Iterable[tuple[str, float]]) -> Iterator[tuple[Paper, float]]:
         """(record, score) for each (id, score), the records read from the store in batches
