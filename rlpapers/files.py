@@ -50,9 +50,12 @@ def save(text: str, path: Path, force: bool = False) -> None:
 
 def encode(text: str) -> bytes:
     """UTF-8, always valid: lone surrogates (undecodable bytes of a file name) become U+FFFD."""
-    from .text import valid_unicode
+    try:
+        return text.encode("utf-8")  # fails only on a lone surrogate
+    except UnicodeEncodeError:
+        from .text import valid_unicode
 
-    return valid_unicode(text).encode("utf-8")
+        return valid_unicode(text).encode("utf-8")
 
 
 def _replace(target: Path, data: bytes, shown: Path, mode: int | None) -> None:

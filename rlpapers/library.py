@@ -20,7 +20,8 @@ from .model import Hit, Paper
 if TYPE_CHECKING:
     from .index import Index
     from .semantic.vectors import Vectors
-    from .store import Found, Store
+    from .store import Store
+    from .store.find import Found
 
 
 class Library:

@@ -72,6 +72,9 @@ def test_a_warm_list_loads_no_parser_platformdirs_or_whoosh(isolated):
     assert len(out.stdout.split()) == 40
     heavy = {"platformdirs", "whoosh", "yaml", "rlpapers.parse.blocks", "rlpapers.parse.names"}
     assert not loaded & heavy
+    # looking papers up (show, export --ids) and the ledger (a refresh) are not listing
+    assert not loaded & {"rlpapers.store.find", "rlpapers.lookup", "rlpapers.store.ledger"}
+    assert "rlpapers.text" not in loaded  # output that encodes cleanly needs no repair
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the direct reading is Linux's")

@@ -33,21 +33,21 @@ import sqlite3
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexBusyError, IndexFolderError, IndexNotice, ParseWarning
-from ..lookup import Lookup, resolve_many
 from ..model import Paper
 from ..parse import PARSER_VERSION
 from .db import BUSY_TIMEOUT, Garbled, NotOurs, chunks, connect, remove_database
 from .files import CORPUS, METADATA, FileState, stat_files
-from .ledger import Ledger
 
 if TYPE_CHECKING:
+    from ..lookup import Lookup
     from .embeddings import EmbeddingTable
+    from .find import Found
+    from .ledger import Ledger
 
 Progress = Callable[[int, int], None]
 
@@ -71,15 +71,6 @@ CREATE TABLE IF NOT EXISTS removed (id TEXT PRIMARY KEY, changed INTEGER NOT NUL
 FILE_NAME = "store.db"
 LOCK_WAIT_COLD = 900.0  # no records yet: wait for the builder, however long a big corpus takes
 LOCK_WAIT_WARM = 30.0  # records exist: wait this long, then read them as they are
-
-
-@dataclass(frozen=True)
-class Found:
-    """What a list of references resolved to: papers in the order asked (each once), and the
-    references that named none, each with a close key where there is one."""
-
-    papers: list[Paper]
-    unknown: list[tuple[str, str | None]]
 
 
 class Store:
@@ -249,6 +240,8 @@ class Store:
 
     @cached_property
     def ledger(self) -> Ledger:
+        from .ledger import Ledger
+
         return Ledger(self.data_dir)
 
     # --- records ------------------------------------------------------------------------------
@@ -257,7 +250,7 @@ class Store:
         """Every record in corpus order (file order, then place in the file)."""
         self.refresh()
         for (data,) in self.con.execute("SELECT data FROM records ORDER BY fpos, ordinal"):
-            yield _paper(data)
+            yield paper_of(data)
 
     def count(self) -> int:
         self.refresh()
@@ -273,7 +266,7 @@ class Store:
             for pid, data in self.con.execute(
                 f"SELECT id, data FROM records WHERE id IN ({marks})", part
             ):
-                out[pid] = _paper(data)
+                out[pid] = paper_of(data)
         return out
 
     def changed_since(self, counter: int) -> tuple[Iterator[Paper], list[str]]:
@@ -286,7 +279,7 @@ class Store:
         rows = self.con.execute(
             "SELECT data FROM records WHERE changed > ? ORDER BY fpos, ordinal", (counter,)
         )
-        return (_paper(data) for (data,) in rows), removed
+        return (paper_of(data) for (data,) in rows), removed
 
     def vocabulary(self) -> dict[str, int]:
         """Surface words of the corpus with their counts (for spelling suggestions)."""
@@ -310,7 +303,9 @@ class Store:
 
     @cached_property
     def lookup(self) -> Lookup:
-        return _SqlLookup(self)
+        from .find import SqlLookup
+
+        return SqlLookup(self)
 
     def get(self, ref: str) -> Paper:
         """The paper an id, id prefix (≥ 4 characters), key or former id/key names."""
@@ -319,52 +314,10 @@ class Store:
 
     def find(self, refs: Iterable[str]) -> Found:
         """Many references at once, in linear time; each paper once, unknown ones named."""
+        from .find import find
+
         self.refresh()
-        papers, unknown = resolve_many(self.lookup, refs)
-        return Found(papers, unknown)
-
-
-class _SqlLookup(Lookup):
-    """The lookup rule (``rlpapers.lookup``) over the store's tables and the ledger."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    @property
-    def con(self) -> sqlite3.Connection:
-        return self.store.con
-
-    def by_id(self, ref: str) -> Paper | None:
-        row = self.con.execute("SELECT data FROM records WHERE id = ?", (ref,)).fetchone()
-        return _paper(row[0]) if row else None
-
-    def by_key(self, ref: str) -> Paper | None:
-        row = self.con.execute(
-            "SELECT data FROM records WHERE key = ? COLLATE NOCASE", (ref,)
-        ).fetchone()
-        return _paper(row[0]) if row else None
-
-    def by_prefix(self, ref: str) -> list[Paper]:
-        rows = self.con.execute(
-            "SELECT data FROM records WHERE id >= ? AND id < ? LIMIT 2", (ref, ref + "\uffff")
-        ).fetchall()
-        return [_paper(row[0]) for row in rows]
-
-    def by_former(self, ref: str) -> Paper | None:
-        path = self.store.data_dir / "ledger.db"
-        if not path.exists():
-            return None
-        pid = self.store.ledger.resolve(ref)
-        return self.by_id(pid) if pid else None
-
-    def all_keys(self) -> list[str]:
-        return [row[0] for row in self.con.execute("SELECT key FROM records")]
-
-    def ids_and_keys(self) -> Iterator[tuple[str, str]]:
-        yield from self.con.execute("SELECT id, key FROM records")
-
-    def many(self, ids: list[str]) -> dict[str, Paper]:
-        return self.store.fetch(ids)
+        return find(self.lookup, refs)
 
 
 def _stale(con: sqlite3.Connection, states: list[FileState]) -> list[str]:
@@ -392,7 +345,8 @@ def _busy(error: Exception) -> bool:
     return isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
 
 
-def _paper(data: str) -> Paper:
+def paper_of(data: str) -> Paper:
+    """A record as the store keeps it (JSON text) back as a Paper."""
     return Paper.from_dict(json.loads(data))
 
 
@@ -425,4 +379,4 @@ def _write_errors(root: Path) -> Iterator[None]:
         raise _folder_error(root, error) from None
 
 
-__all__ = ["CORPUS", "METADATA", "Found", "ParseWarning", "Store"]
+__all__ = ["CORPUS", "METADATA", "ParseWarning", "Store"]
