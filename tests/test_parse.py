@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pytest
@@ -133,6 +134,35 @@ def test_ids_depend_only_on_the_normalised_abstract():
     assert paper_id("a  b\nc") == paper_id("a b c")
     assert paper_id("a b c") != paper_id("a b d")
     assert len(paper_id("x")) == 10
+
+
+def test_ids_stay_as_they_were_given():
+    # ids are written into users' drafts: the form they are made from must never drift (this
+    # is the id the first release gave)
+    assert paper_id(" Entropy\u00a0regularised\tpolicy  gradients. ") == "vff7navsfx"
+    assert paper_id("Cafe\u0301 au lait.") == paper_id("Caf\u00e9 au lait.")
+
+
+def test_whitespace_is_collapsed_as_the_regular_expression_did():
+    # normalise and join_lines split with str.split, which must know exactly re's \s
+    import sys
+
+    from rlpapers.parse import normalise
+
+    spaces = re.compile(r"\s+")
+    assert all(
+        bool(spaces.fullmatch(c)) == c.isspace() for c in map(chr, range(sys.maxunicode + 1))
+    )
+    text = "a\u2003b\x1c c\u3000\u00a0d \n"
+    assert normalise(text) == spaces.sub(" ", text).strip()
+
+
+def test_the_vocabulary_reads_a_long_file_in_slices_without_losing_words():
+    lines = [f"word{n // 26}{chr(97 + n % 26)} off-policy" for n in range(20_000)]
+    text = "\n".join(lines)
+    expected = {m.group(0) for m in re.finditer(r"[^\W\d_]+(?:-[^\W\d_]+)*", text.lower())}
+    assert vocabulary(text) == expected
+    assert vocabulary("") == set()
 
 
 def test_reordering_papers_keeps_their_ids():

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
-_SPACES = re.compile(r"\s+")
 # A line that ends inside a word: "pret-" (letters, then one hyphen).
 _BROKEN = re.compile(r"([^\W\d_]+)-$")
 _CONTINUES = re.compile(r"^([^\W\d_]+)")
@@ -48,7 +47,15 @@ def split_blocks(text: str) -> list[Block]:
 def vocabulary(text: str) -> set[str]:
     """Lower-cased words and hyphenated compounds of ``text`` (the pieces of a word broken at a
     line end come in too, which is harmless: only whole joined words are looked up)."""
-    return {match.group(0) for match in _WORD.finditer(text.lower())}  # no list of every word
+    lowered = text.lower()
+    words: set[str] = set()
+    start = 0
+    while start < len(lowered):  # a slice of lines at a time: no list of every word of the file
+        end = lowered.find("\n", start + 65_536)
+        end = len(lowered) if end < 0 else end
+        words.update(_WORD.findall(lowered, start, end))
+        start = end + 1
+    return words
 
 
 def join_lines(lines: Iterable[str], vocab: set[str] | frozenset[str] = frozenset()) -> str:
@@ -73,7 +80,7 @@ def join_lines(lines: Iterable[str], vocab: set[str] | frozenset[str] = frozense
                 parts.append(" ")
         parts.append(line)
         previous = line
-    return _SPACES.sub(" ", "".join(parts)).strip()
+    return " ".join("".join(parts).split())  # whitespace collapsed (as by re's \s+)
 
 
 def _should_mend(left: str, right: str, vocab: set[str] | frozenset[str]) -> bool:

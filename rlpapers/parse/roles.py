@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from enum import StrEnum
+from functools import lru_cache
 
 from .text import PARTICLES
 
@@ -95,9 +96,20 @@ def split_authors(text: str) -> tuple[list[str], bool]:
 
     Affiliation marks (``Zhang†``, ``Li*``, ``Wang1``) are dropped from the names.
     """
+    names, truncated = _split_authors(text)
+    return list(names), truncated
+
+
+@lru_cache(maxsize=1 << 16)  # split when classified and again when read; ``forget`` per file
+def _split_authors(text: str) -> tuple[tuple[str, ...], bool]:
     body, truncated = _strip_et_al(text)
     names = [_clean_name(name) for name in _NAME_SPLIT.split(body)]
-    return [name for name in names if name], truncated
+    return tuple(name for name in names if name), truncated
+
+
+def forget() -> None:
+    """Empty the cache of split author lines (at the end of each file)."""
+    _split_authors.cache_clear()
 
 
 def _clean_name(name: str) -> str:

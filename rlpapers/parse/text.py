@@ -156,5 +156,7 @@ def clean(text: str) -> str:
     """Normalise newlines to ``\\n`` and replace stray control characters with spaces."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace("\u2028", "\n").replace("\u2029", "\n\n").replace("\x85", "\n")
-    text = _PAGE_BREAK.sub("\n\n", text).replace("\f", " ").replace("\ufeff", "")
+    if "\f" in text:  # the pattern is slow to run over a whole file that has none
+        text = _PAGE_BREAK.sub("\n\n", text).replace("\f", " ")
+    text = text.replace("\ufeff", "")
     return _CONTROL.sub(" ", text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -59,10 +60,8 @@ def parse_one(job: Job) -> Parsed:
     with warnings.catch_warnings(record=True) as caught:  # a worker process cannot show them
         warnings.simplefilter("always")
         papers = parse_bytes(data, name, titles=titles, encoding=encoding)
-    vocab: dict[str, int] = {}
-    for paper in papers:
-        for word in _WORDS.findall(f"{paper.name} {paper.title} {paper.abstract}".lower()):
-            vocab[word] = vocab.get(word, 0) + 1
+    text = "\n".join(f"{p.name} {p.title} {p.abstract}" for p in papers).lower()
+    vocab = dict(Counter(_WORDS.findall(text)))
     return Parsed(
         ids=[p.id for p in papers],
         bases=[base_key(p) for p in papers],
