@@ -330,6 +330,7 @@ def test_a_pipe_gets_its_first_page_before_every_match_is_ranked(monkeypatch, qu
     lib = Library()
     everything = [(h.paper.id, round(h.score, 6)) for h in lib.search(query, limit=None)]
     monkeypatch.setattr(index, "FIRST_PAGE", 10)  # the store is read 10 records first
+    monkeypatch.setattr(index, "RANK_ALL_UPTO", 0)  # as if the words were found in many papers
     page = 10 if " " not in query else max(10, RERANK_WINDOW)
     assert len(everything) > page
     searcher = lib.index.searcher
@@ -347,3 +348,31 @@ def test_a_pipe_gets_its_first_page_before_every_match_is_ranked(monkeypatch, qu
     assert limits == [page, None]
     paged = [(h.paper.id, round(h.score, 6)) for h in first + rest]
     assert paged == everything
+
+
+@pytest.mark.parametrize(
+    ("query", "most", "limits"),
+    [
+        ("learning", 10_000, [None]),  # few matches: ranked once, all of them
+        ("learning", 3, [10, None]),  # more than ``most``: a first page, then the rest
+        ("learn*", 10_000, [10, None]),  # a prefix's matches are not known before it runs
+    ],
+)
+def test_an_unlimited_search_of_few_matches_ranks_them_once(monkeypatch, query, most, limits):
+    import rlpapers.index as index
+    from rlpapers.library import Library
+
+    lib = Library()
+    everything = [h.paper.id for h in lib.search(query, limit=None)]
+    monkeypatch.setattr(index, "FIRST_PAGE", 10)
+    monkeypatch.setattr(index, "RANK_ALL_UPTO", most)
+    searcher = lib.index.searcher
+    asked: list[object] = []
+    real = searcher.search
+    monkeypatch.setattr(
+        searcher,
+        "search",
+        lambda q, limit=None, **kw: asked.append(limit) or real(q, limit=limit, **kw),
+    )
+    assert list(lib.search_ids(query, limit=None)) == everything
+    assert asked == limits
