@@ -60,8 +60,10 @@ def parse_one(job: Job) -> Parsed:
     with warnings.catch_warnings(record=True) as caught:  # a worker process cannot show them
         warnings.simplefilter("always")
         papers = parse_bytes(data, name, titles=titles, encoding=encoding)
-    text = "\n".join(f"{p.name} {p.title} {p.abstract}" for p in papers).lower()
-    vocab = dict(Counter(_WORDS.findall(text)))
+    counts: Counter[str] = Counter()
+    for paper in papers:  # one paper at a time: no list of every word of the file
+        counts.update(_WORDS.findall(f"{paper.name} {paper.title} {paper.abstract}".lower()))
+    vocab = dict(counts)
     return Parsed(
         ids=[p.id for p in papers],
         bases=[base_key(p) for p in papers],
