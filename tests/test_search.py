@@ -103,6 +103,20 @@ def test_relevance_matches_the_bm25_baselines_on_the_bundled_set():
     assert ndcg["rlpapers"] >= ndcg["bm25s"] and ndcg["rlpapers"] >= ndcg["Whoosh"], ndcg
 
 
+def test_a_title_word_is_weighed_with_the_abstracts_idf(lib):
+    """One idf per word, as in BM25F: a word that many abstracts use but few titles (here
+    "language") must not count several times more in a title than in an abstract."""
+    from rlpapers.index.ranking import BM25, idf
+    from rlpapers.index.schema import BOOSTS
+
+    searcher = lib.index.searcher
+    reader = searcher.reader()
+    word = b"languag"
+    assert reader.doc_frequency("title", word) < reader.doc_frequency("abstract", word)
+    scorer = BM25(BOOSTS).scorer(searcher, "title", word)
+    assert scorer.idf == pytest.approx(BOOSTS["title"] * idf(reader, "abstract", "languag"))
+
+
 PREFIX_QUERIES = [
     *relevance.load_judgments(),
     "large language model agents",

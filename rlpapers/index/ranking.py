@@ -6,9 +6,12 @@ normalised by the field's length against its average (``B``). A field's weight m
 score. Whoosh's own BM25F differs: its idf is ``ln(N / (df + 1)) + 1``, which lifts common words,
 and its field boosts multiply the term frequency before saturation, where they count for little.
 
-Field weights (``schema.BOOSTS``) keep the title and the name low: a derived title or name is a
-copy of abstract words, so weighting it high counts the same evidence twice (a title ending "for
-large language models" ranked high for any query about language models).
+A title's and a name's words are weighed with the abstract's idf (``SHARED_IDF``), as BM25F
+gives a word one idf and lets the fields weigh only how often it occurs: with an idf of its own,
+a word common in abstracts but rare in titles ("language" in "... for large language models")
+made a title match count many times an abstract match, and a derived title, a copy of abstract
+words, counted the same evidence twice. With one idf, the title weighs as much as the abstract
+(``schema.BOOSTS``) and the name half.
 
 A plain query loses its function words first (``QUERY_STOP_WORDS``: "what", "must", "which"…):
 a question-like query otherwise ranks papers by how many of them they share. Then the best
@@ -31,6 +34,8 @@ from .snippets import proximity_factor
 
 K1 = 1.5
 B = 0.75
+#: Fields whose words take the idf of another field's: the larger of the two document frequencies.
+SHARED_IDF = {"title": "abstract", "name": "abstract"}
 PAIR_BONUS = 0.5
 PAIR_WIDTH = 3
 
@@ -88,6 +93,8 @@ class _Scorer(WeightLengthScorer):  # type: ignore[misc]
         parent = searcher.get_parent()  # collection statistics come from the top searcher
         docs = parent.doc_count_all()
         found = parent.doc_frequency(fieldname, text)
+        if fieldname in SHARED_IDF:
+            found = max(found, parent.doc_frequency(SHARED_IDF[fieldname], text))
         self.idf = weight * log(1 + (docs - found + 0.5) / (found + 0.5))
         self.avgfl = parent.avg_field_length(fieldname) or 1.0
         self.k1 = k1

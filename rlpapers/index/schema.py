@@ -16,9 +16,10 @@ from .analysis import name_analyzer, text_analyzer
 #: Bump when the schema, the analysis or the document layout changes: old indexes are rebuilt.
 SCHEMA_VERSION = 10
 
-#: Field weights for BM25 (``ranking``): a title or name, derived or given, repeats words the
-#: abstract has already counted, so it adds only a little.
-BOOSTS = {"name": 0.5, "title": 0.5, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
+#: Field weights for BM25 (``ranking``). A title's and a name's words take the abstract's idf
+#: (``ranking.SHARED_IDF``), so a title match counts like an abstract match, no more; a name (a
+#: few words picked from the title or abstract) counts half.
+BOOSTS = {"name": 0.5, "title": 1.0, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
 
 #: Fields a plain word is looked up in, and every field a query may name.
 DEFAULT_FIELDS = ("name", "title", "abstract", "author", "category", "topic")
