@@ -9,7 +9,7 @@ both alike. The corpus is the arXiv records written as bench.py writes them. Per
 
 - **build**: ``rlpapers index`` from nothing: wall and CPU time, and peak memory as bench.py
   measures it (the PSS of the process and its workers, sampled every 50 ms);
-- **no change**: ``rlpapers search policy -f ids`` when nothing changed;
+- **no change**: ``rlpapers search policy -f ids --limit 10`` when nothing changed;
 - **refresh**: the same search after one corpus file gained a paper (then the file is put back).
 
 Printed: the median of each figure per side, and this checkout's median over the other's.
@@ -38,7 +38,9 @@ def one_round(side: Path, corpus: Path, work: Path) -> dict[str, float]:
     env = bench.env_without_bytecode_block() | {"RLPAPERS_DATA_DIR": str(data)}
     base = ["--corpus", str(corpus), "--index-dir", str(index)]
     build = bench.timed_process(bench.rlpapers_cmd(*base, "index"), env, cwd=side)
-    search = bench.rlpapers_cmd(*base, "search", "policy", "-f", "ids")
+    # --limit 10: the same output on both sides (before issue 11, -f ids printed the first 10
+    # hits by default; now it prints every match, 3,927 ids at 75k)
+    search = bench.rlpapers_cmd(*base, "search", "policy", "-f", "ids", "--limit", "10")
     same = bench.timed_process(search, env, cwd=side)
     victim = sorted(corpus.glob("*.txt"))[len(list(corpus.glob("*.txt"))) // 2]
     original = victim.read_bytes()
