@@ -333,13 +333,12 @@ def test_a_pipe_gets_its_first_page_before_every_match_is_ranked(monkeypatch, qu
     monkeypatch.setattr(index, "RANK_ALL_UPTO", 0)  # as if the words were found in many papers
     page = 10 if " " not in query else max(10, RERANK_WINDOW)
     assert len(everything) > page
-    searcher = lib.index.searcher
     limits: list[object] = []
-    real = searcher.search
+    real = index.Index._search
     monkeypatch.setattr(
-        searcher,
-        "search",
-        lambda q, limit=None, **kw: limits.append(limit) or real(q, limit=limit, **kw),
+        index.Index,
+        "_search",
+        lambda self, q, limit, exact=False: limits.append(limit) or real(self, q, limit, exact),
     )
     hits = lib.iter_search(query, limit=None, snippets=False)
     first = [next(hits) for _ in range(10)]
@@ -356,6 +355,9 @@ def test_a_pipe_gets_its_first_page_before_every_match_is_ranked(monkeypatch, qu
         ("learning", 10_000, [None]),  # few matches: ranked once, all of them
         ("learning", 3, [10, None]),  # more than ``most``: a first page, then the rest
         ("learn*", 10_000, [10, None]),  # a prefix's matches are not known before it runs
+        ("modl~", 10_000, [10, None]),  # nor a fuzzy term's
+        ('"language model"', 10_000, [None]),  # a phrase's words count
+        ('"language model"', 30, [10, None]),
     ],
 )
 def test_an_unlimited_search_of_few_matches_ranks_them_once(monkeypatch, query, most, limits):
@@ -366,13 +368,12 @@ def test_an_unlimited_search_of_few_matches_ranks_them_once(monkeypatch, query, 
     everything = [h.paper.id for h in lib.search(query, limit=None)]
     monkeypatch.setattr(index, "FIRST_PAGE", 10)
     monkeypatch.setattr(index, "RANK_ALL_UPTO", most)
-    searcher = lib.index.searcher
     asked: list[object] = []
-    real = searcher.search
+    real = index.Index._search
     monkeypatch.setattr(
-        searcher,
-        "search",
-        lambda q, limit=None, **kw: asked.append(limit) or real(q, limit=limit, **kw),
+        index.Index,
+        "_search",
+        lambda self, q, limit, exact=False: asked.append(limit) or real(self, q, limit, exact),
     )
     assert list(lib.search_ids(query, limit=None)) == everything
     assert asked == limits

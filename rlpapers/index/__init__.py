@@ -219,12 +219,27 @@ class Index:
             if limit is None and _found_at_most(parsed, self.searcher.reader(), RANK_ALL_UPTO):
                 fetch = None
         try:
-            results = self.searcher.search(parsed, limit=fetch)
+            results = self._search(parsed, fetch, exact=not is_plain(lexemes))
         except WhooshQueryError as error:  # e.g. a phrase in a field that keeps no positions
             raise QueryError(str(error), query, None) from None
         if limit is None and fetch is not None:
             return parsed, phrase, self._pages(parsed, results, fetch)
         return parsed, phrase, results
+
+    def _search(self, parsed: Any, limit: int | None, exact: bool = False) -> Any:
+        """Whoosh's results for ``parsed``: the best ``limit`` (all with None). With ``exact``
+        the top ``limit`` are collected without Whoosh's shortcuts (skipping blocks and dropping
+        parts of the query whose best score looks too low to matter): their bounds are wrong for
+        AND, NOT, ``+word`` and field queries, which then lost hits or parts of their scores, and
+        a limited search was no prefix of the unlimited one. A plain query (words OR-ed) keeps
+        them: they hold there, and they make a search of common words several times quicker."""
+        if limit is None or not exact:
+            return self.searcher.search(parsed, limit=limit)
+        from whoosh.collectors import TopCollector
+
+        collector = TopCollector(limit, usequality=False, replace=0)
+        self.searcher.search_with_collector(parsed, collector)
+        return collector.results()
 
     def _pages(self, parsed: Any, first: Any, size: int) -> Iterator[Any]:
         """Every match in score order, in two pages: the first ``size`` from Whoosh's quick
@@ -234,9 +249,7 @@ class Index:
         if first.scored_length() < size:
             return
         seen = {hit.docnum for hit in first}
-        yield from (
-            hit for hit in self.searcher.search(parsed, limit=None) if hit.docnum not in seen
-        )
+        yield from (hit for hit in self._search(parsed, limit=None) if hit.docnum not in seen)
 
     def _ranked(  # noqa: PLR0913
         self,
@@ -373,14 +386,16 @@ def _distance(a: str, b: str) -> int:
 
 
 def _found_at_most(parsed: Any, reader: Any, most: int) -> bool:
-    """Whether the query's words occur in at most ``most`` documents in all (counting a document
-    once per field and word): never for a query with a prefix, wildcard, range or other part
-    whose words are not known before it runs."""
+    """Whether the query's words (a phrase's too) occur in at most ``most`` documents in all
+    (counting a document once per field and word): never for a query with a prefix, wildcard,
+    fuzzy term, range or other part whose words are not known before it runs."""
+    from whoosh.query import MultiTerm
+
     total = 0
     for leaf in parsed.leaves():
-        if not leaf.has_terms():
+        if not leaf.has_terms() or isinstance(leaf, MultiTerm):  # fuzzy terms expand too
             return False
-        for field, text in leaf.terms():
+        for field, text in leaf.terms(phrases=True):
             total += reader.doc_frequency(field, text)
             if total > most:
                 return False
