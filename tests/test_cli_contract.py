@@ -319,6 +319,20 @@ def test_the_guide_documents_rlpapers_config():
     assert "RLPAPERS_CONFIG" in (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
 
 
+def _searches_asked(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The limit of every Whoosh search the index runs from now on (None: every match)."""
+    import rlpapers.index as index
+
+    limits: list[object] = []
+    real = index.Index._search
+    monkeypatch.setattr(
+        index.Index,
+        "_search",
+        lambda self, q, limit, exact=False: limits.append(limit) or real(self, q, limit, exact),
+    )
+    return limits
+
+
 @pytest.mark.parametrize("query", ["learning", "reinforcement learning"])
 def test_a_pipe_gets_its_first_page_before_every_match_is_ranked(monkeypatch, query):
     """An unlimited search takes a first page from Whoosh's top-k search and ranks every match
@@ -333,13 +347,7 @@ def test_a_pipe_gets_its_first_page_before_every_match_is_ranked(monkeypatch, qu
     monkeypatch.setattr(index, "RANK_ALL_UPTO", 0)  # as if the words were found in many papers
     page = 10 if " " not in query else max(10, RERANK_WINDOW)
     assert len(everything) > page
-    limits: list[object] = []
-    real = index.Index._search
-    monkeypatch.setattr(
-        index.Index,
-        "_search",
-        lambda self, q, limit, exact=False: limits.append(limit) or real(self, q, limit, exact),
-    )
+    limits = _searches_asked(monkeypatch)
     hits = lib.iter_search(query, limit=None, snippets=False)
     first = [next(hits) for _ in range(10)]
     assert limits == [page]  # no full ranking yet
@@ -368,12 +376,6 @@ def test_an_unlimited_search_of_few_matches_ranks_them_once(monkeypatch, query, 
     everything = [h.paper.id for h in lib.search(query, limit=None)]
     monkeypatch.setattr(index, "FIRST_PAGE", 10)
     monkeypatch.setattr(index, "RANK_ALL_UPTO", most)
-    asked: list[object] = []
-    real = index.Index._search
-    monkeypatch.setattr(
-        index.Index,
-        "_search",
-        lambda self, q, limit, exact=False: asked.append(limit) or real(self, q, limit, exact),
-    )
+    asked = _searches_asked(monkeypatch)
     assert list(lib.search_ids(query, limit=None)) == everything
     assert asked == limits
