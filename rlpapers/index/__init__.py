@@ -242,8 +242,8 @@ class Index:
         return collector.results()
 
     def _pages(self, parsed: Any, first: Any, size: int) -> Iterator[Any]:
-        """Every match in score order, in two pages: the first ``size`` from Whoosh's quick
-        top-k search, then, only if the reader asks for more, the rest from a ranking of every
+        """Every match in score order, in two pages: the first ``size`` from a top-k search
+        (``_search``), then, only if the reader asks for more, the rest from a ranking of every
         match (``search X | head`` never pays for that one)."""
         yield from first
         if first.scored_length() < size:
