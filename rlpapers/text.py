@@ -13,6 +13,18 @@ from functools import cache
 #: CJK ideographs: the unified block, extension A, the compatibility block and extensions B–F.
 CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef"
 
+#: The scripts the index cuts into character bigrams: CJK ideographs (without extensions B–F),
+#: kana and hangul. Held as code-point ranges and checked with comparisons, since the tokenizer
+#: asks for every character of a non-ASCII text and a regex class over them costs milliseconds
+#: to compile at every start.
+CJK_SCRIPT_RANGES = (
+    (0x3040, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xF900, 0xFAFF),
+)
+
 #: Lower-case name particles that belong to a surname ("van der Berg", "de la Cruz").
 PARTICLES = {
     "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "dos", "das", "le",
@@ -35,10 +47,21 @@ def starts_cjk(text: str) -> bool:
     return _cjk().match(text) is not None
 
 
+def in_cjk_script(char: str) -> bool:
+    """True for a character of ``CJK_SCRIPT_RANGES`` (ideograph, kana or hangul)."""
+    code = ord(char)
+    return any(low <= code <= high for low, high in CJK_SCRIPT_RANGES)
+
+
+def strip_accents(text: str) -> str:
+    """``text`` without its accents, case kept: ``Aichmüller`` -> ``Aichmuller``."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def fold(text: str) -> str:
     """Case- and accent-insensitive form for matching: ``Aichmüller`` -> ``aichmuller``."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    return strip_accents(text.casefold())
 
 
 def surname(author: str) -> str:

@@ -150,6 +150,14 @@ def test_a_lone_name_is_still_an_author_line_in_a_file_with_author_lines():
     assert [p.categories for p in parse_quietly(text)] == [(), ()]
 
 
+@pytest.mark.parametrize("name", ["王小明", "\U00020bb7田太郎"])
+def test_a_lone_cjk_name_is_an_author_line(name):
+    """The second name starts with an ideograph of extension B (U+20BB7), which the parser's
+    own CJK class once missed: the CJK rule is ``rlpapers.text``'s, the same for every layer."""
+    (paper,) = parse_quietly(seed((name, ABSTRACT)))
+    assert paper.authors == (name,)
+
+
 def test_a_short_abstract_after_a_category_line_stays_an_abstract():
     text = "Topic\n\ncs.LG\n\nWe prove a bound, and it is tight.\n\n" + ABSTRACT
     assert assign(text.split("\n\n")) == [

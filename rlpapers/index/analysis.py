@@ -12,29 +12,16 @@ The classes are pickled into the Whoosh schema, so they keep no unpicklable stat
 from __future__ import annotations
 
 import re
-import unicodedata
 from itertools import groupby
 from typing import Any
 
 from whoosh.analysis import Analyzer, Filter, StopFilter, Token, Tokenizer
 from whoosh.analysis.filters import STOP_WORDS, LowercaseFilter
 
+from ..text import in_cjk_script, strip_accents
+
 _TOKENS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?@?")
 _POSSESSIVE = re.compile(r"['’][sS]$")
-# CJK ideographs, kana and hangul. Checked with comparisons, not a regex class: compiling a class
-# over these ranges costs milliseconds on every start.
-_CJK_RANGES = (
-    (0x3040, 0x30FF),
-    (0x3400, 0x4DBF),
-    (0x4E00, 0x9FFF),
-    (0xAC00, 0xD7AF),
-    (0xF900, 0xFAFF),
-)
-
-
-def is_cjk(char: str) -> bool:
-    code = ord(char)
-    return any(low <= code <= high for low, high in _CJK_RANGES)
 
 
 class _Stateless:
@@ -110,10 +97,10 @@ def _pieces(value: str, query: bool = False) -> Any:
             continue
         if "'" in text or "’" in text:
             text = _POSSESSIVE.sub("", text)
-        if text.isascii() or not any(is_cjk(c) for c in text):
+        if text.isascii() or not any(in_cjk_script(c) for c in text):
             yield text, start, end
             continue
-        for cjk, group in groupby(enumerate(text), key=lambda item: is_cjk(item[1])):
+        for cjk, group in groupby(enumerate(text), key=lambda item: in_cjk_script(item[1])):
             run = list(group)
             first, last = start + run[0][0], start + run[-1][0] + 1
             chars = "".join(c for _, c in run)
@@ -146,8 +133,7 @@ class FoldFilter(_Stateless, Filter):
         for token in tokens:
             text = token.text
             if not text.isascii():
-                decomposed = unicodedata.normalize("NFKD", text)
-                token.text = "".join(c for c in decomposed if not unicodedata.combining(c))
+                token.text = strip_accents(text)
             yield token
 
 
@@ -210,8 +196,7 @@ def _new_term(piece: str) -> tuple[str, bool]:
     word = piece[:-1] if AcronymPluralFilter._PLURAL.match(piece) else piece
     word = word.lower()
     if not word.isascii():
-        decomposed = unicodedata.normalize("NFKD", word)
-        word = "".join(c for c in decomposed if not unicodedata.combining(c))
+        word = strip_accents(word)
     if word in STOP_WORDS:
         return word, True
     if word.isascii() and word.isalpha() and len(word) > 2:

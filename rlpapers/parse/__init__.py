@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: Bump when parsing gives different records for the same bytes: cached parses are then redone.
-PARSER_VERSION = "5"
+PARSER_VERSION = "6"
 
 _URL = re.compile(r"https?://[^\s<>\"'{}|\\^`\]]+")
 _BROKEN_WORD = re.compile(r"[^\W\d_]-[ \t]*\n")

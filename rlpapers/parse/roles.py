@@ -12,7 +12,7 @@ from collections import Counter
 from enum import StrEnum
 from functools import lru_cache
 
-from .text import PARTICLES
+from ..text import PARTICLES, has_cjk, starts_cjk
 
 
 class Role(StrEnum):
@@ -32,7 +32,6 @@ _ARXIV = re.compile(
 _ARXIV_LINE = re.compile(_ARXIV.pattern + r"(?:\s*[·•]|\s*$)")
 _ET_AL = re.compile(r"(?:[,，、]?\s*(?:等(?:人)?|et\.?\s+al\.?|and\s+others|…|\.\.\.))\s*$", re.I)
 _NAME_SPLIT = re.compile(r"\s*[,，、;；]\s*|\s+and\s+|\s*&\s*")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 _MARKS = re.compile(r"(?<=\w)[†‡§¶*∗#\d,]+(?=\s|$)|^\s*[†‡§¶*∗#]+")
 # A word of a name: an initial (``D.``, ``-F.``, ``P.-W.``), a stray ``.`` or dash
@@ -114,7 +113,7 @@ def forget() -> None:
 
 def _clean_name(name: str) -> str:
     name = _MARKS.sub("", _TIE.sub(" ", name)).strip()
-    return name.strip(" .:") if _CJK.search(name) else name.strip(" :")
+    return name.strip(" .:") if has_cjk(name) else name.strip(" :")
 
 
 def _strip_et_al(text: str) -> tuple[str, bool]:
@@ -138,8 +137,8 @@ def is_author_line(text: str) -> bool:
     if len(names) == 1 and not truncated:
         # A lone name is accepted only when it clearly is one: "Yoshua Bengio", "王小明".
         name = names[0]
-        if _CJK.search(name):
-            return len(name) <= 4 and bool(_CJK.fullmatch(name[0]))
+        if has_cjk(name):
+            return len(name) <= 4 and starts_cjk(name)
         return (
             _SENTENCE_END.search(text) is None
             and 2 <= len(name.split()) <= 4
@@ -152,7 +151,7 @@ def is_author_line(text: str) -> bool:
 
 
 def _is_name(name: str, strict: bool = False, loose: bool = False) -> bool:
-    if _CJK.search(name):
+    if has_cjk(name):
         return len(name) <= 12 and not re.search(r"[。，：；]", name)
     words = name.split()
     if not 1 <= len(words) <= (30 if loose else 6):  # loose: "Tom Devynck Bilal Faye …"
