@@ -250,8 +250,8 @@ def bench_bm25s(corpus: Path) -> dict[str, Any]:
     """bm25s over the same abstracts, tokenised its default way (stop words, no stemmer)."""
     import bm25s
 
-    from rlpapers.corpus import corpus_files
     from rlpapers.parse import parse_file
+    from rlpapers.store.files import corpus_files
 
     texts = [p.abstract for f in corpus_files([corpus]) for p in parse_file(f)]
     start = time.perf_counter()

@@ -31,7 +31,7 @@ _LAZY = {
     "Paper": "model",
     "Hit": "model",
     "Library": "library",
-    "Filters": "corpus",
+    "Filters": "filters",
     "load_corpus": "corpus",
     "parse_file": "parse",
     "parse_text": "parse",
@@ -41,9 +41,10 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from .corpus import Filters, load_corpus
+    from .corpus import load_corpus
     from .errors import ParseError, QueryError
     from .exporters import export
+    from .filters import Filters
     from .library import Library
     from .model import Hit, Paper
     from .parse import parse_file, parse_text

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import SEARCH_MODES, Settings, resolve
-from .corpus import Filters, corpus_files
 from .errors import InputError, QueryError
 from .model import Hit, Paper
 
 if TYPE_CHECKING:
+    from .filters import Filters
     from .index import Index
     from .semantic.vectors import Vectors
     from .store import Store
@@ -46,12 +46,14 @@ class Library:
 
     @cached_property
     def files(self) -> list[Path]:
+        from .store.files import corpus_files
+
         return corpus_files(self.settings.corpus)
 
     @cached_property
     def store(self) -> Store:
-        from .metadata import sidecars
         from .store import Store
+        from .store.files import sidecars
 
         return Store(
             self.settings.index_dir,
@@ -90,8 +92,9 @@ class Library:
         """Write every paper's key into a ``keys.yaml`` beside its corpus file or folder (never
         into the bundled seeds); returns each file written with its number of keys."""
         from .config import bundled_seeds
-        from .metadata import KEYS_FILE, write_keys
+        from .metadata import write_keys
         from .parse import paper_id
+        from .store.files import KEYS_FILE
 
         seeds = bundled_seeds().resolve()
         by_folder: dict[Path, dict[str, str]] = {}

@@ -20,8 +20,6 @@ from typing import Any
 from .errors import ParseError
 
 FIELDS = {"title", "year", "venue", "url", "doi", "tags", "note", "key", "name"}
-#: The sidecar ``rlpapers keys --pin`` writes: ``id: {key: …}`` lines, read like any metadata.
-KEYS_FILE = "keys.yaml"
 #: A top-level ``encoding: gb18030`` in ``<file>.yaml`` sets that file's encoding; in
 #: ``metadata.yaml``, every file's of the folder. It wins over detection.
 ENCODING = "encoding"
@@ -51,21 +49,6 @@ def load_yaml(path: Path) -> Any:
         raise ParseError(
             f"invalid YAML: {problem}", str(path), mark.line + 1 if mark else None
         ) from None
-
-
-def sidecars(files: list[Path]) -> list[Path]:
-    """The metadata files that belong to these corpus files, in a stable order."""
-    found: dict[Path, None] = {}
-    for file in files:
-        for candidate in (
-            file.with_suffix(".yaml"),
-            file.with_suffix(".yml"),
-            file.parent / "metadata.yaml",
-            file.parent / KEYS_FILE,
-        ):
-            if candidate.is_file():
-                found[candidate] = None
-    return list(found)
 
 
 def read_overrides(path: Path) -> list[Override]:

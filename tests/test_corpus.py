@@ -8,11 +8,12 @@ import pytest
 
 from rlpapers import Library, load_corpus
 from rlpapers.config import bundled_seeds, resolve
-from rlpapers.corpus import Filters, corpus_files
 from rlpapers.errors import CorpusError, NotFoundError, ParseError, ParseWarning
+from rlpapers.filters import Filters
 from rlpapers.keys import base_key, keys_from_bases
 from rlpapers.lookup import MemoryLookup
 from rlpapers.model import Paper
+from rlpapers.store.files import corpus_files
 
 from .conftest import SEEDS
 

@@ -12,8 +12,8 @@ import warnings
 
 import pytest
 
-from rlpapers.corpus import finish
 from rlpapers.parse import parse_file
+from rlpapers.store.finish import finish
 
 from .conftest import DATA
 

@@ -588,7 +588,7 @@ def test_matched_authors_are_the_authors_with_a_query_word(lib):
      "author:wang", "entropy -exploration", "强化学习", "pass@k"],
 )  # fmt: skip
 def test_ids_come_in_the_order_of_the_hits(lib, query):
-    from rlpapers.corpus import Filters
+    from rlpapers.filters import Filters
 
     for limit in (None, 1, 3, 10):
         for sort in ("score", "title"):

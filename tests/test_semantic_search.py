@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from rlpapers import Library
-from rlpapers.corpus import Filters
+from rlpapers.filters import Filters
 
 from .conftest import ROOT, run
 

@@ -75,6 +75,9 @@ def test_a_warm_list_loads_no_parser_platformdirs_or_whoosh(isolated):
     # looking papers up (show, export --ids) and the ledger (a refresh) are not listing
     assert not loaded & {"rlpapers.store.find", "rlpapers.lookup", "rlpapers.store.ledger"}
     assert "rlpapers.text" not in loaded  # output that encodes cleanly needs no repair
+    # finishing records and reading overrides belong to a refresh; no option asked for filters
+    refresh_only = {"rlpapers.store.finish", "rlpapers.metadata", "rlpapers.filters"}
+    assert not loaded & (refresh_only | {"rlpapers.corpus"})
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the direct reading is Linux's")

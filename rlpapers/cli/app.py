@@ -286,7 +286,11 @@ def filters_of(
     tag: Any = None,
     derived_titles: bool = False,
 ) -> Any:
-    from ..corpus import Filters, parse_years
+    """The ``Filters`` the options ask for, or None when they ask for none (so a plain run
+    does not load the filters module)."""
+    if year is None and not any((category, author, topic, source, venue, tag, derived_titles)):
+        return None
+    from ..filters import Filters, parse_years
 
     years = None
     if year is not None:
@@ -468,8 +472,8 @@ def parse(
     header: HeaderOpt = False,
 ) -> None:
     """Parse one file (or '-' for stdin) and print its records, to check it before adding it."""
-    from ..corpus import finish
     from ..parse import parse_bytes, parse_file
+    from ..store.finish import finish
 
     encoding = ctx.ensure_object(dict).get("encoding")
     if file == "-":

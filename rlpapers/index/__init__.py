@@ -28,8 +28,8 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..corpus import Filters
 from ..errors import IndexNotice, QueryError, RlpapersError
+from ..filters import Filters
 from ..model import Hit, Paper
 from ..store import Store
 from .query import check, check_expansions, is_plain, parse, plain_words

@@ -1,14 +1,97 @@
-"""Corpus files as the store sees them: what a stat says, and the bytes when it says "changed"."""
+"""Corpus files as the store sees them: which files make a corpus and which metadata files
+belong to them, what a stat says, and the bytes when it says "changed"."""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import ParseError
+from ..errors import CorpusError, ParseError, ParseWarning
 
 CORPUS = "corpus"
 METADATA = "metadata"
+#: The sidecar ``rlpapers keys --pin`` writes: ``id: {key: …}`` lines, read like any metadata.
+KEYS_FILE = "keys.yaml"
+
+
+def corpus_files(paths: Iterable[Path]) -> list[Path]:
+    """Expand folders to their ``*.txt`` files (sorted); a missing path is a ``CorpusError``.
+
+    Only regular files are read, so no command can hang on a FIFO or a device: inside a folder,
+    anything else named ``*.txt`` (a FIFO, socket, device, folder, dangling symlink or symlink
+    loop) is skipped with a ``ParseWarning``; a path given by itself must be a file or a folder.
+    A file whose path is not valid UTF-8 is skipped too: the record store keeps paths as text.
+    """
+    files: dict[Path, None] = {}
+    for path in paths:
+        if path.is_dir():
+            found = [
+                file
+                for file in sorted(path.glob("*.txt"))
+                if _regular_in_folder(file) and _utf8_path(file)
+            ]
+            if not found:
+                warnings.warn(ParseWarning(f"{path}: no *.txt files in this folder"), stacklevel=2)
+            for file in found:
+                files[file] = None
+        elif path.is_file():
+            if _utf8_path(path):
+                files[path] = None
+        elif path.exists():
+            raise CorpusError(f"corpus path is not a regular file or a folder: {path}")
+        else:
+            raise CorpusError(f"corpus path does not exist: {path}")
+    return list(files)
+
+
+def _utf8_path(file: Path) -> bool:
+    try:
+        str(file.resolve()).encode("utf-8")
+    except UnicodeEncodeError:
+        from ..text import valid_unicode
+
+        shown = valid_unicode(str(file))
+        warnings.warn(ParseWarning(f"{shown}: the path is not valid UTF-8; skipped"), stacklevel=3)
+        return False
+    return True
+
+
+def _regular_in_folder(file: Path) -> bool:
+    """Whether a folder's ``*.txt`` entry is a regular file; anything else is warned about."""
+    import errno
+    import stat
+
+    try:
+        mode = file.stat().st_mode  # follows symlinks: a link to a regular file is fine
+    except OSError as error:
+        reason = {errno.ENOENT: "a dangling symlink", errno.ELOOP: "a symlink loop"}.get(
+            error.errno or 0, error.strerror or str(error)
+        )
+        warnings.warn(ParseWarning(f"{file}: {reason}, skipped"), stacklevel=3)
+        return False
+    if stat.S_ISREG(mode):
+        return True
+    kinds = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a FIFO", stat.S_ISSOCK: "a socket"}
+    kind = next((name for test, name in kinds.items() if test(mode)), "a device")
+    warnings.warn(ParseWarning(f"{file}: {kind}, not a regular file; skipped"), stacklevel=3)
+    return False
+
+
+def sidecars(files: list[Path]) -> list[Path]:
+    """The metadata files that belong to these corpus files, in a stable order."""
+    found: dict[Path, None] = {}
+    for file in files:
+        for candidate in (
+            file.with_suffix(".yaml"),
+            file.with_suffix(".yml"),
+            file.parent / "metadata.yaml",
+            file.parent / KEYS_FILE,
+        ):
+            if candidate.is_file():
+                found[candidate] = None
+    return list(found)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..corpus import Finisher, merge_copies
 from ..errors import ParseError, ParseWarning
 from ..keys import SAFE_KEY, SAFE_KEY_TEXT
 from ..metadata import Override, read_overrides
@@ -21,6 +20,7 @@ from ..model import Paper
 from ..parse import PARSER_VERSION
 from .db import Garbled, chunks, transaction
 from .files import CORPUS, FileState, read_bytes
+from .finish import Finisher, merge_copies
 from .identity import Version, match_edits
 from .parsing import Parsed, parse_many
 
