@@ -98,6 +98,8 @@ def balance(text: str, math: bool = False) -> str:
     become ``\\textbraceleft{}`` (``\\lbrace{}`` in math) and friends. Grouping braces and
     escaped pairs that match are kept as written.
     """
+    if "{" not in text and "}" not in text:
+        return text  # most text parts: nothing to pair, no scan
     grouping, escaped = _unmatched(text)
     bad = grouping | escaped
     if not bad:
