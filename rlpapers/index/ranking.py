@@ -36,8 +36,8 @@ K1 = 1.5
 B = 0.75
 #: Fields whose words take the idf of another field's: the larger of the two document frequencies.
 SHARED_IDF = {"title": "abstract", "name": "abstract"}
-PAIR_BONUS = 0.5
-PAIR_WIDTH = 3
+PAIR_BONUS = 0.4
+PAIR_WIDTH = 4
 
 #: Words dropped from a plain query (while another word remains): pronouns, question words,
 #: auxiliaries and prepositions, and the words of a request ("i am interested in articles
