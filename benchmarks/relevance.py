@@ -1,6 +1,6 @@
 """Search quality of rlpapers against two BM25 baselines, on the same text, in one run.
 
-    python benchmarks/relevance.py [--cranfield PATH] [--per-query]
+    python benchmarks/relevance.py [--cranfield PATH] [--per-query] [--titles-only]
                                    [--only bundled|cranfield|requests]
 
 Three rankers see the same documents and the same queries:
@@ -27,6 +27,10 @@ Two judged sets:
   a collection of its own: it shows how much a ranker loses when a query is worded as a request
   to a librarian, as the queries of some test collections are. The phrasings were written once,
   before any measurement, and are not tuned on.
+
+With ``--titles-only`` the Cranfield sets keep only the title of every even-numbered document
+(its abstract dropped), as in collections where many records have no abstract: a check that
+the ranking does not depend on every paper having one.
 
 Reported: nDCG@10 (gain 2^g - 1) and Recall@100 on the odd- and even-numbered queries and on all.
 """
@@ -148,7 +152,9 @@ def _plain(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
-def cranfield(source: Path, folder: Path) -> Collection:
+def cranfield(source: Path, folder: Path, titles_only: bool = False) -> Collection:
+    """Cranfield in the seed layout; with ``titles_only``, even-numbered documents lose their
+    abstract."""
     from rlpapers import parse_text
 
     texts: dict[str, str] = {}
@@ -157,7 +163,8 @@ def cranfield(source: Path, folder: Path) -> Collection:
         if record["I"] in DUPLICATES:
             continue
         title = record.get("T", "").rstrip(" .")
-        texts[record["I"]] = f"{title}. {record.get('W', '')}".strip()
+        abstract = "" if titles_only and int(record["I"]) % 2 == 0 else record.get("W", "")
+        texts[record["I"]] = f"{title}. {abstract}".strip()
         titles[record["I"]] = title
     layout = "Cranfield\n\n" + "\n\n".join(texts.values()) + "\n"
     (folder / "cranfield.txt").write_text(layout, encoding="utf-8")
@@ -175,13 +182,15 @@ def cranfield(source: Path, folder: Path) -> Collection:
             doc = DUPLICATES.get(doc, doc)
             judged = qrels.setdefault(int(query), {})
             judged[doc] = max(judged.get(doc, 0), GAINS[int(grade)])
-    return Collection("cranfield", texts, queries, qrels, folder, to_doc)
+    name = "cranfield, titles only for even documents" if titles_only else "cranfield"
+    return Collection(name, texts, queries, qrels, folder, to_doc)
 
 
 def requests(collection: Collection) -> Collection:
     """``collection`` with each query worded as a request (``REQUESTS``, in turn)."""
     queries = [(n, REQUESTS[n % len(REQUESTS)].format(q)) for n, q in collection.queries]
-    return replace(collection, name="requests", queries=queries)
+    name = collection.name.replace("cranfield", "requests")
+    return replace(collection, name=name, queries=queries)
 
 
 # --- rankers -----------------------------------------------------------------------------------
@@ -291,13 +300,16 @@ def main() -> None:
     parser.add_argument("--cranfield", type=Path, default=CRANFIELD, help="Cranfield folder")
     parser.add_argument("--only", choices=("bundled", "cranfield", "requests"))
     parser.add_argument("--per-query", action="store_true", help="nDCG@10 of every query")
+    parser.add_argument(
+        "--titles-only", action="store_true", help="even-numbered Cranfield documents: title only"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         collections = []
         if args.only in (None, "bundled"):
             collections.append(bundled())
         if args.only in (None, "cranfield", "requests"):
-            judged = cranfield(args.cranfield, Path(folder))
+            judged = cranfield(args.cranfield, Path(folder), args.titles_only)
             if args.only != "requests":
                 collections.append(judged)
             collections.append(requests(judged))
