@@ -35,6 +35,11 @@ from .schema import SCHEMA_VERSION, document, schema
 
 Progress = Callable[[int, int], None]
 PARALLEL_FROM = 5000  # records; below this a second process costs more than it saves
+#: Posting pool of each of the two parallel writers (Whoosh's ``limitmb``, in its own estimate
+#: of the pool's size): what sets the peak memory of a 10k build. 64 put it at 1.14x the
+#: release before the record store, 56 at 1.05-1.07x, with the same build time. A lone writer
+#: keeps 64. docs/performance.md has the figures.
+PARALLEL_POOL_MB = 56
 
 
 def whoosh_version() -> str:
@@ -250,7 +255,11 @@ class View:
 
 def _write_all(ix: Any, papers: Iterable[Paper], total: int, tick: Progress) -> None:
     parallel = total >= PARALLEL_FROM and (os.cpu_count() or 1) > 1
-    options = {"procs": 2, "multisegment": True, "limitmb": 64} if parallel else {"limitmb": 64}
+    options = (
+        {"procs": 2, "multisegment": True, "limitmb": PARALLEL_POOL_MB}
+        if parallel
+        else {"limitmb": 64}
+    )
     if parallel:
         _release_memory()
     writer = ix.writer(**options)
