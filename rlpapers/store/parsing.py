@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import warnings
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -12,6 +14,7 @@ from typing import Any
 
 from ..errors import ParseWarning
 from ..parse import parse_bytes
+from .db import Garbled
 
 PARALLEL_BYTES = 2_000_000  # below this much text to parse, one process is quicker
 _WORDS = re.compile(r"[a-z][a-z\-']+[a-z]")
@@ -21,17 +24,20 @@ Titles = Mapping[str, tuple[str, str]]
 
 @dataclass(frozen=True)
 class Parsed:
-    """One file's parse, as the store keeps it: rows in file order, their content ids and base
-    keys, the file's word counts (for spelling suggestions), and what the parser warned about."""
+    """One file's parse: its row of the store's ``parses`` table (``stored``: content ids, base
+    keys and word counts as JSON, the rows as compressed JSON), what the parser warned about, and
+    the rows themselves when the job asked to keep them.
 
-    ids: list[str]
-    bases: list[str]
-    rows: list[dict[str, Any]]
-    vocab: dict[str, int]
+    The worker that parsed the file encodes the row, so what comes back to the refreshing
+    process is a few strings, not a tree of dicts for every paper: a 4,000-paper file's rows
+    cost tens of MB there, and a pickle and an unpickle besides."""
+
+    stored: tuple[str, str, str, bytes]
     warnings: list[str]
+    rows: list[dict[str, Any]] | None = None
 
 
-Job = tuple[bytes, str, Titles, str | None]  # bytes, file name, known titles, encoding
+Job = tuple[bytes, str, Titles, str | None, bool]  # bytes, file name, titles, encoding, keep rows
 
 
 def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
@@ -56,18 +62,34 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
 def parse_one(job: Job) -> Parsed:
     from ..keys import base_key
 
-    data, name, titles, encoding = job
+    data, name, titles, encoding, keep = job
     with warnings.catch_warnings(record=True) as caught:  # a worker process cannot show them
         warnings.simplefilter("always")
         papers = parse_bytes(data, name, titles=titles, encoding=encoding)
     counts: Counter[str] = Counter()
     for paper in papers:  # one paper at a time: no list of every word of the file
         counts.update(_WORDS.findall(f"{paper.name} {paper.title} {paper.abstract}".lower()))
-    vocab = dict(counts)
-    return Parsed(
-        ids=[p.id for p in papers],
-        bases=[base_key(p) for p in papers],
-        rows=[p.to_dict() for p in papers],
-        vocab=vocab,
-        warnings=[str(w.message) for w in caught if issubclass(w.category, ParseWarning)],
+    rows = [p.to_dict() for p in papers]
+    stored = (
+        json.dumps([p.id for p in papers]),
+        json.dumps([base_key(p) for p in papers]),
+        json.dumps(dict(counts), ensure_ascii=False),
+        pack(rows),
     )
+    messages = [str(w.message) for w in caught if issubclass(w.category, ParseWarning)]
+    return Parsed(stored, messages, rows if keep else None)
+
+
+def pack(rows: list[dict[str, Any]]) -> bytes:
+    """A file's parse rows as compressed JSON: they repeat every abstract the finished records
+    hold, and are read only when a file's records are finished again (a third of the size)."""
+    return zlib.compress(json.dumps(rows, ensure_ascii=False).encode("utf-8"), 1)
+
+
+def unpack(blob: bytes) -> Any:
+    """``pack``'s rows; a garbled value is reported as a damaged database, which the store heals
+    by rebuilding itself."""
+    try:
+        return json.loads(zlib.decompress(blob))
+    except (zlib.error, TypeError, ValueError) as error:
+        raise Garbled(f"garbled parse rows ({error})") from None

@@ -7,7 +7,6 @@ import hashlib
 import json
 import sqlite3
 import warnings
-import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,11 +17,11 @@ from ..keys import SAFE_KEY, SAFE_KEY_TEXT
 from ..metadata import Override, read_overrides
 from ..model import Paper
 from ..parse import PARSER_VERSION
-from .db import Garbled, chunks, transaction
+from .db import chunks, transaction
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
 from .identity import Version, match_edits
-from .parsing import Parsed, parse_many
+from .parsing import parse_many, unpack
 
 #: A refresh that parses at most this much text keeps what it parsed in memory (an edited file).
 KEEP_PARSED_BYTES = 16_000_000
@@ -154,18 +153,24 @@ class Refresh:
         size = sum(s.size for s in todo)
         keep = size <= KEEP_PARSED_BYTES
         jobs = (
-            (read_bytes(s.path), s.name, self._known_titles(s, keep), encodings[s.path] or None)
+            (
+                read_bytes(s.path),
+                s.name,
+                self._known_titles(s, keep),
+                encodings[s.path] or None,
+                keep,
+            )
             for s in todo
         )
         for state, parsed in zip(todo, parse_many(jobs, len(todo), size), strict=True):
             for message in parsed.warnings:
                 warnings.warn(ParseWarning(message), stacklevel=2)
-            if keep:
+            if parsed.rows is not None:
                 self.fresh[(state.sha1, state.name)] = parsed.rows
             with transaction(self.con):
                 self.con.execute(
                     "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (state.sha1, state.name, encodings[state.path], *_dump_parse(parsed)),
+                    (state.sha1, state.name, encodings[state.path], *parsed.stored),
                 )
 
     def _known_titles(self, state: FileState, keep: bool) -> dict[str, tuple[str, str]]:
@@ -179,7 +184,7 @@ class Refresh:
         ).fetchone()
         if not row:
             return {}
-        rows = _unpack(row[0])
+        rows = unpack(row[0])
         if keep:
             self.old_rows[state.path] = {r["id"]: r for r in rows}
         return {r["id"]: (r["name"], r["title"]) for r in rows}
@@ -201,7 +206,7 @@ class Refresh:
         (rows,) = self.con.execute(
             "SELECT rows FROM parses WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
         ).fetchone()
-        return list(_unpack(rows))
+        return list(unpack(rows))
 
     # --- records ------------------------------------------------------------------------------
 
@@ -546,15 +551,6 @@ def _with_sha1(state: FileState, sha1: str) -> FileState:
     return replace(state, sha1=sha1)
 
 
-def _dump_parse(parsed: Parsed) -> tuple[str, str, str, bytes]:
-    return (
-        json.dumps(parsed.ids),
-        json.dumps(parsed.bases),
-        json.dumps(parsed.vocab, ensure_ascii=False),
-        _pack(parsed.rows),
-    )
-
-
 def _split_alias(cid: str) -> str:
     """The ledger's name for the paper an abstract got of its own when another abstract of the
     corpus held the paper its content id points to (``Identities._fresh_id``)."""
@@ -582,21 +578,6 @@ def _kept(
         ):
             return False
     return True
-
-
-def _pack(rows: list[dict[str, Any]]) -> bytes:
-    """A file's parse rows as compressed JSON: they repeat every abstract the finished records
-    hold, and are read only when a file's records are finished again (a third of the size)."""
-    return zlib.compress(json.dumps(rows, ensure_ascii=False).encode("utf-8"), 1)
-
-
-def _unpack(blob: bytes) -> Any:
-    """``_pack``'s rows; a garbled value is reported as a damaged database, which the store
-    heals by rebuilding itself."""
-    try:
-        return json.loads(zlib.decompress(blob))
-    except (zlib.error, TypeError, ValueError) as error:
-        raise Garbled(f"garbled parse rows ({error})") from None
 
 
 def _digest(record: dict[str, Any]) -> str:
