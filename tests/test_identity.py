@@ -588,3 +588,34 @@ def test_an_abstract_and_its_edited_version_kept_side_by_side_are_two_stable_pap
     assert [(p.id, p.key) for p in Library([corpus]).papers] == both
     scratch = Library([corpus], index_dir=tmp_path / "scratch").papers  # the same ledger
     assert [(p.id, p.key) for p in scratch] == both
+
+
+def test_a_parse_on_two_processes_stores_what_one_process_stores(tmp_path, monkeypatch):
+    """A big refresh parses on a process pool, and its workers send back encoded parses, not
+    rows; forced here on a small corpus, it stores the records the one-process path stores,
+    after a first build and after an edit."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SEEDS, corpus)
+    extra = f"Extra\n\n{_abstract('PoolRL, a method for pools')}\n"
+    _write(corpus / "extra.txt", extra)
+    alone = Library([corpus], index_dir=tmp_path / "alone").papers
+
+    submitted = []
+    submit = ProcessPoolExecutor.submit
+    monkeypatch.setattr(
+        ProcessPoolExecutor, "submit", lambda pool, *a: submitted.append(a) or submit(pool, *a)
+    )
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr("rlpapers.store.parsing.PARALLEL_BYTES", 0)
+    monkeypatch.setattr("rlpapers.store.refresh.KEEP_PARSED_BYTES", 0)
+    pooled = Library([corpus], index_dir=tmp_path / "pooled").papers
+    assert len(submitted) == 3  # the two seed files and extra.txt, each parsed by a worker
+    assert [p.to_dict() for p in pooled] == [p.to_dict() for p in alone]
+
+    _write(corpus / "extra.txt", extra + f"\n{_abstract('GnuRL, a method for gnus')}\n")
+    refreshed = Library([corpus], index_dir=tmp_path / "pooled").papers
+    scratch = Library([corpus], index_dir=tmp_path / "scratch").papers
+    assert [p.to_dict() for p in refreshed] == [p.to_dict() for p in scratch]
+    assert len(refreshed) == len(alone) + 1
