@@ -203,7 +203,7 @@ def _new_term(piece: str) -> tuple[str, bool]:
     word = word.lower()
     if not word.isascii():
         word = strip_accents(word)
-    if word in STOP_WORDS:
+    if not word or word in STOP_WORDS:  # as StopFilter(minsize=1): an empty term is dropped
         return word, True
     if word.isascii() and word.isalpha() and len(word) > 2:
         word = (_STEMMER or _load_stemmer())(word)
