@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 #: Field order of the JSON/YAML/JSONL schema. Scripts read it: add fields only at the end.
@@ -90,24 +90,43 @@ class Paper:
             data[name] = list(value) if isinstance(value, tuple) else value
         return data
 
-    def row(self) -> dict[str, Any]:
-        """All fields as they are (tuples kept): the compact form the parse cache stores."""
-        return {name: getattr(self, name) for name in FIELD_NAMES}
-
-    @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Paper:
-        return cls(**row)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Paper:
-        kwargs: dict[str, Any] = {
-            k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in _FIELD_SET
-        }
-        return cls(**kwargs)
+        """A paper from its ``to_dict`` form: lists become tuples, other keys are ignored.
+        ``ValueError`` names the first field that is missing or not of its type, so that a
+        damaged record is never taken for a paper."""
+        if not isinstance(data, dict):
+            raise ValueError("a paper is a mapping of its fields")
+        values = dict(_DEFAULTS)
+        for name, value in data.items():
+            kind = _KINDS.get(name)
+            if kind is None:
+                continue
+            if kind is tuple:
+                if type(value) not in (list, tuple) or not all(type(v) is str for v in value):
+                    raise ValueError(f"field {name!r} is not a list of strings")
+                value = tuple(value)
+            elif type(value) is not kind and (value is not None or name not in _OPTIONAL):
+                raise ValueError(f"field {name!r} is not of type {kind.__name__}")
+            values[name] = value
+        if "id" not in data or "abstract" not in data:
+            raise ValueError("a paper needs an id and an abstract")
+        paper = object.__new__(cls)  # the fields are checked: no need for __init__'s 20 calls
+        paper.__dict__.update(values)
+        return paper
 
 
 FIELD_NAMES = tuple(f.name for f in fields(Paper))
 _FIELD_SET = frozenset(FIELD_NAMES)
+#: Each field's type, read from its annotation (a new kind of annotation fails here, at import).
+_KINDS: dict[str, type] = {
+    f.name: {"str": str, "bool": bool, "int": int, "int | None": int, "tuple[str, ...]": tuple}[
+        str(f.type)
+    ]
+    for f in fields(Paper)
+}
+_OPTIONAL = frozenset(f.name for f in fields(Paper) if str(f.type).endswith("| None"))
+_DEFAULTS = {f.name: f.default for f in fields(Paper) if f.default is not MISSING}
 
 
 @dataclass(frozen=True)

@@ -240,6 +240,68 @@ def test_garbled_parse_rows_heal_when_a_file_is_finished_again(seeds_copy):
     assert again.get(first).year == 2024
 
 
+def _garble(lib: Library, sql: str, *params: object) -> None:
+    con = sqlite3.connect(_store_db(lib))
+    con.execute(sql, params)
+    con.commit()
+    con.close()
+
+
+GARBLED_RECORDS = {
+    "not JSON": "[1, 2",
+    "not an object": "[1, 2]",
+    "no abstract": '{"id": "abcdefghij"}',
+    "a wrong type": '{"id": "abcdefghij", "abstract": "x", "authors": [1, 2]}',
+    "a number": 17,
+}
+
+
+@pytest.mark.parametrize("data", GARBLED_RECORDS.values(), ids=GARBLED_RECORDS.keys())
+@pytest.mark.parametrize("command", ["list", "show", "export", "search", "search update"])
+def test_a_garbled_record_heals_with_a_note(seeds_copy, command, data):
+    """A readable store.db whose record is not a paper's (a hostile edit, a bad sector inside a
+    value): every command that reads it rebuilds the store once, with a note, and answers as
+    before; ids and keys stay."""
+    lib = Library([seeds_copy])
+    keys = _keys(lib)
+    target = lib.search("entropy")[0].paper.id  # a search view exists, and this is a hit
+    args = {
+        "list": ["list", "-f", "ids"],
+        "show": ["show", target, keys[sorted(keys)[0]], "-f", "ids"],
+        "export": ["export", "-f", "bibtex"],
+        "search": ["search", "entropy", "-f", "jsonl"],
+        "search update": ["search", "entropy", "-f", "jsonl"],
+    }[command]
+    before = run("--corpus", seeds_copy, *args).stdout
+    _garble(lib, "UPDATE records SET data = ? WHERE id = ?", data, target)
+    if command == "search update":  # the search view catches up: it reads the changed record
+        _garble(lib, "UPDATE records SET changed = changed + 1 WHERE id = ?", target)
+        _garble(lib, "UPDATE meta SET value = value + 1 WHERE name = 'counter'")
+    healed = run("--corpus", seeds_copy, *args)
+    assert "record store" in healed.stderr and "rebuilding" in healed.stderr
+    assert healed.stdout == before
+    assert _keys(Library([seeds_copy])) == keys
+    assert run("--corpus", seeds_copy, *args).stderr == ""  # healed for good
+
+
+def test_a_garbled_vocabulary_heals(seeds_copy):
+    lib = Library([seeds_copy])
+    suggestion = lib.suggest("entropyy")
+    _garble(lib, "UPDATE parses SET vocab = ?", '{"entropy": "many"}')
+    with pytest.warns(IndexNotice, match="record store"):
+        assert Library([seeds_copy]).suggest("entropyy") == suggestion
+
+
+def test_garbled_parse_ids_heal_on_the_next_refresh(seeds_copy):
+    lib = Library([seeds_copy])
+    keys = _keys(lib)
+    _garble(lib, "UPDATE parses SET ids = ?, bases = ?", '{"x": 1}', "[3]")
+    meta = seeds_copy / "metadata.yaml"  # a change: the refresh reads every file's parse ids
+    meta.write_text(f"{next(iter(keys))}:\n  year: 2024\n", encoding="utf-8")
+    with pytest.warns(IndexNotice, match="record store"):
+        assert _keys(Library([seeds_copy])) == keys
+
+
 def test_a_database_that_is_not_ours_is_rebuilt(seeds_copy):
     lib = Library([seeds_copy])
     keys = _keys(lib)

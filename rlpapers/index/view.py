@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -95,11 +96,15 @@ class View:
         return self._same_kind(manifest) and manifest.get("counter") == counter
 
     def _same_kind(self, manifest: dict[str, Any]) -> bool:
+        """Built by this version from this store (a store rebuilt since then, which says so
+        itself, is another instance)."""
         instance, _ = self.store.counter
+        return self._same_version(manifest) and manifest.get("instance") == instance
+
+    @staticmethod
+    def _same_version(manifest: dict[str, Any]) -> bool:
         return (
-            manifest.get("schema") == SCHEMA_VERSION
-            and manifest.get("whoosh") == whoosh_version()
-            and manifest.get("instance") == instance
+            manifest.get("schema") == SCHEMA_VERSION and manifest.get("whoosh") == whoosh_version()
         )
 
     def current(self) -> Path | None:
@@ -139,11 +144,11 @@ class View:
 
     @contextmanager
     def _locked(self) -> Iterator[bool]:
-        from filelock import FileLock, Timeout
+        from filelock import Timeout
 
+        lock = self.store.lock
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            lock = FileLock(str(self.store.root / ".lock"))
             lock.acquire(timeout=LOCK_WAIT_WARM if self.current() else LOCK_WAIT_COLD)
         except Timeout:
             yield False
@@ -169,10 +174,10 @@ class View:
             opened = self._update(gen, manifest)
             if opened:
                 return opened
-        elif gen is not None and manifest:
-            _notice("the search index was built by another version or store; rebuilding it")
-        elif gen is not None:
+        elif gen is not None and not manifest:
             _notice(f"the search index in {gen} has no readable manifest; rebuilding it")
+        elif gen is not None and manifest and not self._same_version(manifest):
+            _notice("the search index was built by another version; rebuilding it")
         return self._build_or_serve_old()
 
     def _update(self, gen: Path, manifest: dict[str, Any]) -> Opened | None:
@@ -184,6 +189,8 @@ class View:
             if _no_space(error):
                 return self._last_good(f"cannot update the search index ({error.strerror})")
             _notice(f"updating the search index failed ({error}); rebuilding it")
+            return None
+        except sqlite3.DatabaseError:  # the store was damaged, has healed and said so
             return None
         except Exception as error:
             _notice(
@@ -361,11 +368,13 @@ def _folder_error(folder: Path, error: OSError) -> IndexFolderError:
     )
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path) -> dict[str, Any] | None:
+    """A manifest: a JSON object, or None when it cannot be read as one."""
     try:
-        return json.loads(path.read_bytes())
+        value = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return None
+    return value if isinstance(value, dict) else None
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

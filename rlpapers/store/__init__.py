@@ -27,29 +27,32 @@ A ``store.db`` that is damaged, not ours or of another schema is rebuilt with a 
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import IndexBusyError, IndexFolderError, IndexNotice, ParseWarning
 from ..model import Paper
 from ..parse import PARSER_VERSION
-from .db import BUSY_TIMEOUT, Garbled, NotOurs, chunks, connect, remove_database
+from .db import BUSY_TIMEOUT, Garbled, NotOurs, chunks, connect, loads, remove_database
 from .files import CORPUS, METADATA, FileState, stat_files
 
 if TYPE_CHECKING:
+    from filelock import BaseFileLock
+
     from ..lookup import Lookup
     from .embeddings import EmbeddingTable
     from .find import Found
     from .ledger import Ledger
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
 
 APP_ID = 0x726C7073  # "rlps"
 VERSION = 3  # 3: parses.rows is zlib-compressed JSON
@@ -112,13 +115,20 @@ class Store:
                 raise
             return self._replace(path, f"the record store {path} was unreadable ({error})")
 
+    @cached_property
+    def lock(self) -> BaseFileLock:
+        """The lock writers of this store and its search view take: one object, so that the
+        process holding it can take it again (a search view that finds the store damaged while
+        it builds heals the store under its own lock)."""
+        from filelock import FileLock
+
+        return FileLock(str(self.root / ".lock"))
+
     def _replace(self, path: Path, why: str, garbled: bool = False) -> sqlite3.Connection:
         """Under the lock (another process may be healing it too), look once more and, if the
         store is still unusable (or holds ``garbled`` values, which opening does not show),
         delete it and start an empty one: the next refresh fills it."""
-        from filelock import FileLock
-
-        with FileLock(str(self.root / ".lock"), timeout=LOCK_WAIT_COLD):
+        with self.lock.acquire(timeout=LOCK_WAIT_COLD):
             try:
                 if not garbled:
                     return _open_store(path)
@@ -171,11 +181,11 @@ class Store:
         states = stat_files(self.files, self.metadata)
         if self.is_fresh(states):
             return
-        from filelock import FileLock, Timeout
+        from filelock import Timeout
 
         had_records = self.con.execute("SELECT 1 FROM records LIMIT 1").fetchone() is not None
+        lock = self.lock
         try:
-            lock = FileLock(str(self.root / ".lock"))
             lock.acquire(timeout=LOCK_WAIT_WARM if had_records else LOCK_WAIT_COLD)
         except Timeout:
             if had_records:
@@ -244,22 +254,53 @@ class Store:
 
         return Ledger(self.data_dir)
 
-    # --- records ------------------------------------------------------------------------------
+    # --- reading ------------------------------------------------------------------------------
+    #
+    # Damage met while reading (a garbled record, a broken page) is healed like damage met on
+    # opening: the store is rebuilt from the corpus files, with a note, and read again. The
+    # rebuilt store holds the same records in the same order, since the ledger keeps their ids.
+
+    def _healing(self, read: Callable[[], T]) -> T:
+        """``read()`` on the fresh records; once more after healing damage it met."""
+        self.refresh()
+        try:
+            return read()
+        except sqlite3.DatabaseError as error:
+            if _busy(error):
+                raise
+            self.heal(error)
+        self.refresh()
+        return read()
 
     def papers(self) -> Iterator[Paper]:
-        """Every record in corpus order (file order, then place in the file)."""
-        self.refresh()
-        for (data,) in self.con.execute("SELECT data FROM records ORDER BY fpos, ordinal"):
-            yield paper_of(data)
+        """Every record in corpus order (file order, then place in the file). Damage met on
+        the way heals, and the stream goes on where it stopped."""
+        done = 0
+        for attempt in range(2):
+            self.refresh()
+            try:
+                rows = self.con.execute("SELECT data FROM records ORDER BY fpos, ordinal")
+                for (data,) in islice(rows, done, None):
+                    paper = paper_of(data)
+                    done += 1
+                    yield paper
+                return
+            except sqlite3.DatabaseError as error:
+                if attempt or _busy(error):
+                    raise
+                self.heal(error)
 
     def count(self) -> int:
-        self.refresh()
-        return int(self.con.execute("SELECT count(*) FROM records").fetchone()[0])
+        return self._healing(
+            lambda: int(self.con.execute("SELECT count(*) FROM records").fetchone()[0])
+        )
 
     def fetch(self, ids: Iterable[str]) -> dict[str, Paper]:
         """Records by id (ids that name none are left out)."""
-        self.refresh()
         wanted = list(dict.fromkeys(ids))
+        return self._healing(lambda: self._fetch(wanted))
+
+    def _fetch(self, wanted: list[str]) -> dict[str, Paper]:
         out: dict[str, Paper] = {}
         for part in chunks(wanted):
             marks = ",".join("?" * len(part))
@@ -270,7 +311,8 @@ class Store:
         return out
 
     def changed_since(self, counter: int) -> tuple[Iterator[Paper], list[str]]:
-        """Records changed after ``counter``, and ids removed after it."""
+        """Records changed after ``counter``, and ids removed after it. Damage met on the way
+        heals the store and is raised: a search view then builds itself anew."""
         self.refresh()
         removed = [
             row[0]
@@ -279,25 +321,41 @@ class Store:
         rows = self.con.execute(
             "SELECT data FROM records WHERE changed > ? ORDER BY fpos, ordinal", (counter,)
         )
-        return (paper_of(data) for (data,) in rows), removed
+        return self._decoded(rows), removed
+
+    def _decoded(self, rows: Iterable[tuple[Any, ...]]) -> Iterator[Paper]:
+        try:
+            for (data,) in rows:
+                yield paper_of(data)
+        except sqlite3.DatabaseError as error:
+            if not _busy(error):
+                self.heal(error)
+            raise
 
     def vocabulary(self) -> dict[str, int]:
         """Surface words of the corpus with their counts (for spelling suggestions)."""
-        self.refresh()
+        return self._healing(self._vocabulary)
+
+    def _vocabulary(self) -> dict[str, int]:
         total: dict[str, int] = {}
         files = self.con.execute("SELECT path, sha1 FROM files WHERE kind = ?", (CORPUS,))
         for path, sha1 in files.fetchall():
             row = self.con.execute(
                 "SELECT vocab FROM parses WHERE sha1 = ? AND name = ?", (sha1, Path(path).name)
             ).fetchone()
-            for word, n in json.loads(row[0] if row else "{}").items():
+            for word, n in loads(row[0] if row else "{}", dict, "vocabulary").items():
+                if type(n) is not int:
+                    raise Garbled("garbled vocabulary (a count that is no number)")
                 total[word] = total.get(word, 0) + n
         return total
 
     def keys(self) -> list[tuple[str, str, str]]:
         """(id, key, source file) of every record, in corpus order."""
-        self.refresh()
-        return list(self.con.execute("SELECT id, key, file FROM records ORDER BY fpos, ordinal"))
+        return self._healing(
+            lambda: list(
+                self.con.execute("SELECT id, key, file FROM records ORDER BY fpos, ordinal")
+            )
+        )
 
     # --- lookups ------------------------------------------------------------------------------
 
@@ -309,15 +367,14 @@ class Store:
 
     def get(self, ref: str) -> Paper:
         """The paper an id, id prefix (≥ 4 characters), key or former id/key names."""
-        self.refresh()
-        return self.lookup.get(ref)
+        return self._healing(lambda: self.lookup.get(ref))
 
     def find(self, refs: Iterable[str]) -> Found:
         """Many references at once, in linear time; each paper once, unknown ones named."""
         from .find import find
 
-        self.refresh()
-        return find(self.lookup, refs)
+        wanted = list(refs)  # read once: a second try after healing reads the same list
+        return self._healing(lambda: find(self.lookup, wanted))
 
 
 def _stale(con: sqlite3.Connection, states: list[FileState]) -> list[str]:
@@ -346,8 +403,17 @@ def _busy(error: Exception) -> bool:
 
 
 def paper_of(data: str) -> Paper:
-    """A record as the store keeps it (JSON text) back as a Paper."""
-    return Paper.from_dict(json.loads(data))
+    """A record as the store keeps it (JSON text) back as a Paper; ``Garbled`` when it is no
+    paper's record."""
+    return stored_paper(loads(data, dict, "record"))
+
+
+def stored_paper(row: dict[str, Any]) -> Paper:
+    """``Paper.from_dict`` for a record or parse row the store wrote; ``Garbled`` if damaged."""
+    try:
+        return Paper.from_dict(row)
+    except ValueError as error:
+        raise Garbled(f"garbled record ({error})") from None
 
 
 def new_instance() -> str:

@@ -7,10 +7,12 @@ their own ``BEGIN IMMEDIATE`` transactions, so one transaction is one refresh.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 BUSY_TIMEOUT = 30.0  # seconds a writer waits for another process's transaction
 
@@ -73,6 +75,25 @@ def transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
+
+
+def loads(text: Any, kind: type, what: str) -> Any:
+    """A JSON value the store wrote, of the kind it wrote; ``Garbled`` for anything else, so
+    that damage to a readable database heals like damage to the file."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError) as error:
+        raise Garbled(f"garbled {what} ({error})") from None
+    if type(value) is not kind:
+        raise Garbled(f"garbled {what} (not a JSON {kind.__name__})")
+    return value
+
+
+def strings(value: list[Any], what: str) -> list[str]:
+    """``value`` when it is a list of strings; ``Garbled`` otherwise."""
+    if not all(type(v) is str for v in value):
+        raise Garbled(f"garbled {what} (not a list of strings)")
+    return value
 
 
 def remove_database(path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import ParseWarning
 from ..parse import parse_bytes
-from .db import Garbled
+from .db import Garbled, loads
 
 PARALLEL_BYTES = 2_000_000  # below this much text to parse, one process is quicker
 _WORDS = re.compile(r"[a-z][a-z\-']+[a-z]")
@@ -86,10 +86,18 @@ def pack(rows: list[dict[str, Any]]) -> bytes:
     return zlib.compress(json.dumps(rows, ensure_ascii=False).encode("utf-8"), 1)
 
 
-def unpack(blob: bytes) -> Any:
+def unpack(blob: bytes) -> list[dict[str, Any]]:
     """``pack``'s rows; a garbled value is reported as a damaged database, which the store heals
-    by rebuilding itself."""
+    by rebuilding itself. (Each row's other fields are checked where it becomes a Paper.)"""
     try:
-        return json.loads(zlib.decompress(blob))
-    except (zlib.error, TypeError, ValueError) as error:
+        rows = loads(zlib.decompress(blob), list, "parse rows")
+    except (zlib.error, TypeError) as error:
         raise Garbled(f"garbled parse rows ({error})") from None
+    for row in rows:
+        if type(row) is not dict or not all(type(row.get(f)) is str for f in _ROW_TEXT):
+            raise Garbled("garbled parse rows (a row without its id, name, title or abstract)")
+    return rows
+
+
+#: The fields of a parse row that a refresh reads before it makes the row a Paper.
+_ROW_TEXT = ("id", "name", "title", "abstract")

@@ -17,7 +17,8 @@ from ..keys import SAFE_KEY, SAFE_KEY_TEXT
 from ..metadata import Override, read_overrides
 from ..model import Paper
 from ..parse import PARSER_VERSION
-from .db import chunks, transaction
+from . import paper_of, stored_paper
+from .db import chunks, loads, strings, transaction
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
 from .identity import Version, match_edits
@@ -196,7 +197,10 @@ class Refresh:
                 "SELECT ids, bases FROM parses WHERE sha1 = ? AND name = ?",
                 (state.sha1, state.name),
             ).fetchone()
-            out[state.path] = (json.loads(ids), json.loads(bases))
+            out[state.path] = (
+                strings(loads(ids, list, "parse ids"), "parse ids"),
+                strings(loads(bases, list, "parse keys"), "parse keys"),
+            )
         return out
 
     def rows(self, state_path: str) -> list[dict[str, Any]]:
@@ -263,7 +267,7 @@ class Refresh:
                     ):
                         produced.add(identity.ids[row["id"]])
                         continue
-                    paper = finisher(Paper.from_dict(row))
+                    paper = finisher(stored_paper(row))
                     if paper is None:
                         continue
                     produced.add(paper.id)
@@ -353,7 +357,7 @@ class Refresh:
             for path in dict.fromkeys(i.file for i in items if i.cid in duplicated):
                 for row in self.rows(path):
                     if row["id"] in duplicated:
-                        groups.setdefault(row["id"], []).append(Paper.from_dict(row))
+                        groups.setdefault(row["id"], []).append(stored_paper(row))
         merged = {cid: merge_copies(copies) for cid, copies in groups.items()}
         ids = identity.ids
         keys = {cid: identity.keys[pid] for cid, pid in ids.items()}
@@ -535,7 +539,7 @@ def _stored(refresh: Refresh, ids: list[str]) -> dict[str, str]:
         for pid, data in refresh.con.execute(
             f"SELECT id, data FROM records WHERE id IN ({marks})", part
         ):
-            out[pid] = json.loads(data)["abstract"]
+            out[pid] = paper_of(data).abstract
     return out
 
 
