@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from .digest import sha1
 from .errors import CorpusError, ParseError
@@ -76,20 +77,21 @@ def user_path(kind: str) -> Path:
     return Path(getattr(platformdirs, f"user_{kind}_path")(APP))
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The resolved configuration for one run; ``origin`` says where each value came from."""
+class Settings(NamedTuple):
+    """The resolved configuration for one run; ``origin`` says where each value came from.
+    (A named tuple: it is made at every start, and a frozen dataclass's class costs ten times
+    more to make.)"""
 
     corpus: tuple[Path, ...]
     index_dir: Path
     config_file: Path
-    data_dir: Path = field(default_factory=data_root)
+    data_dir: Path
     encoding: str | None = None  # every corpus file's encoding, over detection and metadata
     search_mode: str = "lexical"
     #: How many of the best BM25 candidates the proximity bonuses re-order (``search.rerank``;
     #: 0 = plain BM25, faster, see docs/search-quality.md). None: ``ranking.RERANK_WINDOW``.
     search_rerank: int | None = None
-    origin: dict[str, str] = field(default_factory=dict, compare=False)
+    origin: Mapping[str, str] = MappingProxyType({})
 
 
 def read_config(path: Path) -> dict[str, Any]:

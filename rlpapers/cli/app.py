@@ -5,12 +5,12 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator
-from enum import Enum, StrEnum
 from functools import partial
 from itertools import chain
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
+import click
 import typer
 from typer.core import TyperGroup
 
@@ -26,9 +26,10 @@ from .errors import (
     report,
 )
 
-# One --format choice list per kind of output: anything else is a usage error listing these.
-Format = Enum("Format", {name: name for name in render.PAPER_FORMATS}, type=str)  # type: ignore[misc]
-ReportFormat = Enum("ReportFormat", {name: name for name in render.REPORT_FORMATS}, type=str)  # type: ignore[misc]
+# Choices are Click's: an Enum class per option would cost more to make at every start than the
+# rest of the option. Anything else is a usage error listing them.
+PaperFormats = click.Choice(render.PAPER_FORMATS, case_sensitive=False)
+ReportFormats = click.Choice(render.REPORT_FORMATS, case_sensitive=False)
 
 #: Global options that may also follow the command (``search curiosity --corpus mine``). Only
 #: the long forms: ``-c`` after the command could be a query word.
@@ -210,22 +211,22 @@ def complete_files(ctx: Any, param: Any, incomplete: str) -> list[Any]:
 # --- shared options ----------------------------------------------------------------------------
 
 FormatOpt = Annotated[
-    Format | None,
+    str | None,
     typer.Option(
         "--format",
         "-f",
+        click_type=PaperFormats,
         help="Output format. Default: table on a terminal, tsv in a pipe.",
-        case_sensitive=False,
         show_default=False,
     ),
 ]
 ReportFormatOpt = Annotated[
-    ReportFormat | None,
+    str | None,
     typer.Option(
         "--format",
         "-f",
+        click_type=ReportFormats,
         help="Output format. Default: table on a terminal, tsv in a pipe.",
-        case_sensitive=False,
         show_default=False,
     ),
 ]
@@ -272,8 +273,8 @@ DerivedOpt = Annotated[
 ]
 
 
-def fmt_of(value: Any) -> str:
-    return value.value if value is not None else render.default_format()
+def fmt_of(value: str | None) -> str:
+    return value if value is not None else render.default_format()
 
 
 def filters_of(
@@ -507,21 +508,9 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
 TERMINAL_LIMIT = 10
 
 
-class Sort(StrEnum):
-    SCORE = "score"
-    TITLE = "title"
-    KEY = "key"
-
-
-class Mode(StrEnum):
-    LEXICAL = "lexical"
-    HYBRID = "hybrid"
-    SEMANTIC = "semantic"
-
-
-class SimilarMode(StrEnum):
-    LEXICAL = "lexical"
-    SEMANTIC = "semantic"
+SORTS = ("score", "title", "key")
+SEARCH_MODES = ("lexical", "hybrid", "semantic")
+SIMILAR_MODES = ("lexical", "semantic")
 
 
 @app.command()
@@ -558,18 +547,20 @@ def search(
     venue: VenueOpt = None,
     tag: TagOpt = None,
     derived_titles: DerivedOpt = False,
-    sort: Annotated[Sort, typer.Option("--sort", help="Order of the hits.")] = Sort.SCORE,
+    sort: Annotated[
+        str, typer.Option("--sort", click_type=click.Choice(SORTS), help="Order of the hits.")
+    ] = "score",
     scores: Annotated[
         bool, typer.Option("--scores", help="Show each hit's score (tsv: a last column).")
     ] = False,
     header: HeaderOpt = False,
     mode: Annotated[
-        Mode | None,
+        str | None,
         typer.Option(
             "--mode",
+            click_type=click.Choice(SEARCH_MODES, case_sensitive=False),
             help="lexical: by words; hybrid: words and meaning; semantic: meaning only "
             "(plain words). Default: search.mode in the config, else lexical.",
-            case_sensitive=False,
             show_default=False,
         ),
     ] = None,
@@ -586,12 +577,12 @@ def search(
     lib = library(ctx)
     text = " ".join(query)
     fmt = fmt_of(format)
-    chosen = mode.value if mode else lib.settings.search_mode
+    chosen = mode or lib.settings.search_mode
     filters = filters_of(category, author, topic, source, year, venue, tag, derived_titles)
     shown = None if all_ else limit or (TERMINAL_LIMIT if render.is_terminal() else None)
     wanted = {
         "filters": filters or None,
-        "sort": sort.value,
+        "sort": sort,
         "snippets": render.shows_snippets(fmt),
     }
     hits: Iterator[Any]
@@ -653,16 +644,16 @@ def similar(
     ] = False,
     header: HeaderOpt = False,
     mode: Annotated[
-        SimilarMode,
+        str,
         typer.Option(
             "--mode",
+            click_type=click.Choice(SIMILAR_MODES, case_sensitive=False),
             help="lexical: shared distinctive words; semantic: closest in meaning.",
-            case_sensitive=False,
         ),
-    ] = SimilarMode.LEXICAL,
+    ] = "lexical",
 ) -> None:
     """Papers most like REF (an id, key or id prefix), by their abstracts; REF itself excluded."""
-    hits = library(ctx).similar(ref, limit, mode=mode.value)
+    hits = library(ctx).similar(ref, limit, mode=mode)
     if not hits:
         nothing_found("no similar papers")
     render.hits(hits, fmt_of(format), show_scores=scores, header=header)
@@ -749,8 +740,8 @@ def export(
         ),
     ] = None,
     format: Annotated[
-        Format, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-    ] = Format("bibtex"),  # type: ignore[assignment]
+        str, typer.Option("--format", "-f", click_type=PaperFormats, help="Output format.")
+    ] = "bibtex",
     output: Annotated[
         Path | None,
         typer.Option(
@@ -805,7 +796,7 @@ def export(
 
     if output is not None and str(output) == "-":
         output = None  # '-' is stdout, as everywhere
-    if format.value == "table" and output is not None:
+    if format == "table" and output is not None:
         raise typer.BadParameter(
             "table is drawn for a terminal, not a file; use tsv or csv", param_hint="'--format'"
         )
@@ -814,7 +805,6 @@ def export(
     if not papers:
         fail_on_unknown(unknown)
         nothing_found()
-    fmt = format.value
     options = {
         "ascii": ascii,
         "excel": excel,
@@ -822,9 +812,9 @@ def export(
         "style": style,
     }
     if output is None:
-        render.exported(papers, fmt, options)
+        render.exported(papers, format, options)
     else:
-        save(render.exported_text(papers, fmt, options), output, force)
+        save(render.exported_text(papers, format, options), output, force)
         report(f"wrote {len(papers)} paper{'s' if len(papers) != 1 else ''} to {output}", "note")
     fail_on_unknown(unknown)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import CorpusError, ParseError, ParseWarning
 
@@ -94,9 +94,10 @@ def sidecars(files: list[Path]) -> list[Path]:
     return list(found)
 
 
-@dataclass(frozen=True)
-class FileState:
-    """One corpus or metadata file: where it is, its place in the corpus, size, mtime, hash."""
+class FileState(NamedTuple):
+    """One corpus or metadata file: where it is, its place in the corpus, size, mtime, hash.
+    (A named tuple, as it is a row of the ``files`` table, and a class made at every start
+    costs a tenth of a frozen dataclass.)"""
 
     path: str  # resolved
     kind: str  # CORPUS or METADATA
@@ -116,7 +117,7 @@ class FileState:
     def hashed(self, data: bytes) -> FileState:
         import hashlib  # here: OpenSSL's load is paid only when a file is read
 
-        return replace(self, sha1=hashlib.sha1(data).hexdigest())
+        return self._replace(sha1=hashlib.sha1(data).hexdigest())
 
     @property
     def name(self) -> str:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..lookup import Lookup, resolve_many
 from ..model import Paper
@@ -17,8 +16,7 @@ if TYPE_CHECKING:
     from . import Store
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """What a list of references resolved to: papers in the order asked (each once), and the
     references that named none, each with a close key where there is one."""
 

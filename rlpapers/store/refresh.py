@@ -117,7 +117,7 @@ class Refresh:
         for state in self.states:
             old = self.before.get(state.path)
             if old is not None and (old.size, old.mtime_ns) == (state.size, state.mtime_ns):
-                hashed.append(_with_sha1(state, old.sha1))
+                hashed.append(state._replace(sha1=old.sha1))
             else:
                 hashed.append(state.hashed(read_bytes(state.path)))
         self.states = hashed
@@ -547,12 +547,6 @@ def read_overrides_of(state: FileState) -> Iterator[Override]:
     from pathlib import Path
 
     yield from read_overrides(Path(state.path))
-
-
-def _with_sha1(state: FileState, sha1: str) -> FileState:
-    from dataclasses import replace
-
-    return replace(state, sha1=sha1)
 
 
 def _split_alias(cid: str) -> str:
