@@ -29,7 +29,7 @@ __all__ = [
 
 _LAZY = {
     "Paper": "model",
-    "Hit": "model",
+    "Hit": "hit",
     "Library": "library",
     "Filters": "filters",
     "load_corpus": "corpus",
@@ -45,8 +45,9 @@ if TYPE_CHECKING:
     from .errors import ParseError, QueryError
     from .exporters import export
     from .filters import Filters
+    from .hit import Hit
     from .library import Library
-    from .model import Hit, Paper
+    from .model import Paper
     from .parse import parse_file, parse_text
 
 

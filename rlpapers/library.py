@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from .config import SEARCH_MODES, Settings, resolve
 from .errors import InputError, QueryError
-from .model import Hit, Paper
+from .model import Paper
 
 if TYPE_CHECKING:
     from .filters import Filters
+    from .hit import Hit
     from .index import Index
     from .semantic.vectors import Vectors
     from .store import Store
@@ -200,6 +201,7 @@ class Library:
     def _hits(
         self, ranked: list[tuple[str, float]], terms: set[str], sort: str, limit: int | None
     ) -> list[Hit]:
+        from .hit import Hit
         from .index import SORTS, _sorted
         from .index.snippets import snippet_or_opening
 

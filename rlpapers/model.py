@@ -1,4 +1,5 @@
-"""Records: the frozen dataclasses every layer passes around, and their JSON schema."""
+"""Records: the paper, the frozen dataclass every layer passes around, and its JSON schema
+(a search's ``Hit`` is in ``hit.py``)."""
 
 from __future__ import annotations
 
@@ -127,30 +128,3 @@ _KINDS: dict[str, type] = {
 }
 _OPTIONAL = frozenset(f.name for f in fields(Paper) if str(f.type).endswith("| None"))
 _DEFAULTS = {f.name: f.default for f in fields(Paper) if f.default is not MISSING}
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A paper found by a search, with its score and a plain-text snippet.
-
-    ``highlights`` are (start, end) character spans of matched words inside ``snippet``, so any
-    renderer can emphasise them without parsing markup.
-    """
-
-    paper: Paper
-    score: float
-    rank: int
-    snippet: str = ""
-    highlights: tuple[tuple[int, int], ...] = ()
-    #: The paper's authors that the query matched, in author order.
-    matched_authors: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The paper's record with score and rank, and the snippet when one was made (searches
-        for formats that do not print snippets make none)."""
-        data = self.paper.to_dict()
-        data["score"] = round(self.score, 4)
-        data["rank"] = self.rank
-        if self.snippet:
-            data["snippet"] = self.snippet
-        return data

@@ -150,7 +150,8 @@ def test_hit_card_styles_title_bold_and_only_the_title(monkeypatch, capsys):
     from rich.console import Console
 
     from rlpapers.cli import render
-    from rlpapers.model import Hit, Paper
+    from rlpapers.hit import Hit
+    from rlpapers.model import Paper
 
     console = Console(
         force_terminal=True, color_system="standard", width=80, highlight=False, no_color=False

@@ -78,6 +78,7 @@ def test_a_warm_list_loads_no_parser_platformdirs_or_whoosh(isolated):
     # finishing records and reading overrides belong to a refresh; no option asked for filters
     refresh_only = {"rlpapers.store.finish", "rlpapers.metadata", "rlpapers.filters"}
     assert not loaded & (refresh_only | {"rlpapers.corpus"})
+    assert "rlpapers.hit" not in loaded  # only searches make hits
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the direct reading is Linux's")

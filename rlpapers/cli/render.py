@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import ExportError
 from ..exporters import FORMATS, check_options, export
-from ..model import Hit, Paper
+from ..model import Paper
+
+if TYPE_CHECKING:
+    from ..hit import Hit
 
 #: Formats the CLI renders itself; every other --format name comes from the exporter registry.
 VIEW_FORMATS = {

@@ -8,9 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ExportError
-from ..model import Hit, Paper
+
+if TYPE_CHECKING:
+    from ..hit import Hit
+    from ..model import Paper
 
 #: ``export(papers, **options) -> str``; the JSON family also accepts hits.
 Exporter = Callable[..., str]

@@ -30,7 +30,8 @@ from typing import Any, TypeVar
 
 from ..errors import IndexNotice, QueryError, RlpapersError
 from ..filters import Filters
-from ..model import Hit, Paper
+from ..hit import Hit
+from ..model import Paper
 from ..store import Store
 from .query import check, check_expansions, is_plain, parse, plain_words
 from .ranking import RERANK_WINDOW, rerank
