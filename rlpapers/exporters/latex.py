@@ -15,11 +15,34 @@ treats as special (``35%``, ``R&D``, ``#1``, ``snake_case``, ``~``). The rules:
 from __future__ import annotations
 
 import re
+from functools import cache
 
-_MATH = re.compile(r"\$\$.+?\$\$|(?<!\\)\$(?:[^$\\]|\\.)+?\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
-_MD_STRONG_EM = re.compile(r"\*\*\*(?=\S)(.+?)(?<=\S)\*\*\*")
-_MD_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\w_])__(?=\S)(.+?)(?<=\S)__(?![\w_])")
-_MD_EM = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![\w*])")
+# The patterns are compiled on first use, and each runs only on text that holds the characters
+# it needs: most names, titles and abstracts have no math and no markdown.
+
+
+@cache
+def _math() -> re.Pattern[str]:
+    return re.compile(r"\$\$.+?\$\$|(?<!\\)\$(?:[^$\\]|\\.)+?\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
+
+
+def _math_spans(text: str) -> list[re.Match[str]]:
+    """The math in ``text``: ``$..$``, ``$$..$$``, ``\\(..\\)``, ``\\[..\\]``."""
+    if "$" not in text and "\\" not in text:
+        return []
+    return list(_math().finditer(text))
+
+
+@cache
+def _markdown() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Strong and emphasised, strong, emphasised."""
+    return (
+        re.compile(r"\*\*\*(?=\S)(.+?)(?<=\S)\*\*\*"),
+        re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\w_])__(?=\S)(.+?)(?<=\S)__(?![\w_])"),
+        re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![\w*])"),
+    )
+
+
 _TEXT_SPECIALS = {
     "%": r"\%",
     "&": r"\&",
@@ -35,9 +58,11 @@ def to_latex(text: str, ascii_only: bool = False) -> str:
     """``text`` as a LaTeX string that is safe inside a braced BibTeX field."""
     out = []
     position = 0
-    for match in _MATH.finditer(text):
+    for match in _math_spans(text):
         out.append(balance(_text_part(text[position : match.start()], ascii_only)))
-        math = re.sub(r"(?<!\\)%", r"\%", match.group(0))
+        math = match.group(0)
+        if "%" in math:
+            math = re.sub(r"(?<!\\)%", r"\%", math)
         out.append(balance(_encode_non_ascii(math) if ascii_only else math, math=True))
         position = match.end()
     out.append(balance(_text_part(text[position:], ascii_only)))
@@ -45,17 +70,24 @@ def to_latex(text: str, ascii_only: bool = False) -> str:
 
 
 def _text_part(text: str, ascii_only: bool) -> str:
-    joined = _TEXT_TOKEN.sub(_text_token, _markdown_to_latex(text))
+    joined = _markdown_to_latex(text)
+    if not _TOKEN_CHARS.isdisjoint(joined):
+        joined = _text_token_pattern().sub(_text_token, joined)
     return _encode_non_ascii(joined) if ascii_only else joined
 
 
 #: Kept after a backslash as a two-character escape (``\%``, ``\,``, ``\'``).
 _ESCAPED = "%&#_{}$~^ ,;:!'\"`=.-"
-#: What a text part changes, left to right: a backslash command (kept), a backslash escape
-#: (kept), any other backslash (spelled out), a special character (escaped).
-_TEXT_TOKEN = re.compile(
-    rf"\\[A-Za-z]+\*?|\\[{re.escape(_ESCAPED)}]|\\|[{re.escape(''.join(_TEXT_SPECIALS))}]"
-)
+#: The characters a text token starts with.
+_TOKEN_CHARS = frozenset("\\" + "".join(_TEXT_SPECIALS))
+
+
+@cache
+def _text_token_pattern() -> re.Pattern[str]:
+    """What a text part changes, left to right: a backslash command (kept), a backslash escape
+    (kept), any other backslash (spelled out), a special character (escaped)."""
+    specials = re.escape("".join(_TEXT_SPECIALS))
+    return re.compile(rf"\\[A-Za-z]+\*?|\\[{re.escape(_ESCAPED)}]|\\|[{specials}]")
 
 
 def _text_token(match: re.Match[str]) -> str:
@@ -66,9 +98,12 @@ def _text_token(match: re.Match[str]) -> str:
 
 
 def _markdown_to_latex(text: str) -> str:
-    text = _MD_STRONG_EM.sub(lambda m: r"\textbf{\emph{" + m.group(1) + "}}", text)
-    text = _MD_STRONG.sub(lambda m: r"\textbf{" + (m.group(1) or m.group(2)) + "}", text)
-    return _MD_EM.sub(lambda m: r"\emph{" + m.group(1) + "}", text)
+    if "*" not in text and "__" not in text:
+        return text
+    strong_em, strong, em = _markdown()
+    text = strong_em.sub(lambda m: r"\textbf{\emph{" + m.group(1) + "}}", text)
+    text = strong.sub(lambda m: r"\textbf{" + (m.group(1) or m.group(2)) + "}", text)
+    return em.sub(lambda m: r"\emph{" + m.group(1) + "}", text)
 
 
 def _encode_non_ascii(text: str) -> str:
@@ -165,7 +200,7 @@ def protect_capitals(title: str) -> str:
 
     parts = []
     position = 0
-    for math in _MATH.finditer(title):
+    for math in _math_spans(title):
         parts.append(
             re.sub(r"(?<![\\\w])[A-Za-z][\w\-]*[A-Za-z0-9]", guard, title[position : math.start()])
         )

@@ -11,7 +11,6 @@ with no abstract after it) are reported as ``ParseWarning``; unreadable input ra
 
 from __future__ import annotations
 
-import re
 import unicodedata
 import warnings
 from collections.abc import Iterable, Mapping
@@ -41,9 +40,6 @@ __all__ = [
 
 #: Bump when parsing gives different records for the same bytes: cached parses are then redone.
 PARSER_VERSION = "6"
-
-_URL = re.compile(r"https?://[^\s<>\"'{}|\\^`\]]+")
-_BROKEN_WORD = re.compile(r"[^\W\d_]-[ \t]*\n")
 
 
 def parse_file(path: str | Path, encoding: str | None = None) -> list[Paper]:
@@ -80,7 +76,7 @@ def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) 
     when a file is re-read after an edit.
     """
     from ..text import valid_unicode
-    from .blocks import split_blocks, vocabulary
+    from .blocks import mending_vocabulary, split_blocks
     from .text import clean
 
     text = clean(text)
@@ -89,7 +85,7 @@ def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) 
     if not blocks:
         warnings.warn(ParseWarning(f"{source}: empty file, no records"), stacklevel=2)
         return []
-    vocab = vocabulary(text) if _BROKEN_WORD.search(text) else set()
+    vocab = mending_vocabulary(text)
     from .roles import forget
 
     try:
@@ -187,7 +183,9 @@ def _paper(
 def _links(text: str) -> list[str]:
     if "http" not in text:  # most abstracts: no need to run the pattern
         return []
-    return [url.rstrip(".,;:!?)") for url in _URL.findall(text)]
+    from .text import URL
+
+    return [url.rstrip(".,;:!?)") for url in URL.findall(text)]
 
 
 def normalise(abstract: str) -> str:

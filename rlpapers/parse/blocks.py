@@ -44,6 +44,15 @@ def split_blocks(text: str) -> list[Block]:
     return blocks
 
 
+_BROKEN_WORD = re.compile(r"[^\W\d_]-[ \t]*\n")
+
+
+def mending_vocabulary(text: str) -> set[str]:
+    """The words that mend a word broken at a line end (``rein-\\nforcement``): ``text``'s
+    vocabulary when it has such a break, else nothing."""
+    return vocabulary(text) if _BROKEN_WORD.search(text) else set()
+
+
 def vocabulary(text: str) -> set[str]:
     """Lower-cased words and hyphenated compounds of ``text`` (the pieces of a word broken at a
     line end come in too, which is harmless: only whole joined words are looked up)."""

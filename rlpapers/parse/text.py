@@ -10,6 +10,8 @@ from ..errors import ParseError
 from ..text import PARTICLES, fold  # noqa: F401  (re-exported for the parser)
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+#: A link in an abstract (trailing punctuation is trimmed by the caller).
+URL = re.compile(r"https?://[^\s<>\"'{}|\\^`\]]+")
 # C0/C1 controls other than tab and the newline family; they come from PDF copy-paste.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x84\x86-\x9f]")
 # A form feed at the start or end of a line is a page break (a paragraph break); inside a line
