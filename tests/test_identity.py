@@ -349,6 +349,33 @@ def test_a_damaged_ledger_is_reported_never_replaced(seeds_copy, isolated):
     assert ledger.read_bytes().startswith(b"not a database")
 
 
+GARBLED_LEDGER = {
+    "a key that is bytes": "UPDATE papers SET key = X'41' WHERE rowid = 1",
+    "a key that is no citation key": "UPDATE papers SET key = 'a b}' WHERE rowid = 1",
+    "an id that is bytes": "UPDATE ids SET id = X'00ff' WHERE rowid = 2",
+    "an empty id": "UPDATE ids SET id = '' WHERE rowid = 2",
+}
+
+
+@pytest.mark.parametrize("sql", GARBLED_LEDGER.values(), ids=GARBLED_LEDGER.keys())
+def test_a_garbled_value_in_the_ledger_is_reported_never_used(seeds_copy, isolated, sql):
+    """A readable ledger holding a value it never wrote: exit 2 naming the ledger, the ledger
+    left as it is, and nothing written from it (it was exit 70, or a broken BibTeX key)."""
+    assert Library([seeds_copy]).papers
+    ledger = isolated / "data" / "ledger.db"
+    con = sqlite3.connect(ledger)
+    con.execute(sql)
+    con.commit()
+    before = list(con.iterdump())
+    shutil.rmtree(isolated / "index")  # the records are made again from the ledger
+    result = run("--corpus", seeds_copy, "export", "-f", "bibtex", code=2)
+    assert result.stdout == ""
+    assert "identity ledger" in result.stderr and "damaged" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert list(con.iterdump()) == before  # every row as it was
+    con.close()
+
+
 # --- keys ----------------------------------------------------------------------------------------
 
 

@@ -18,9 +18,10 @@ import sqlite3
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from ..errors import LedgerError
-from ..keys import key_suffix
+from ..keys import SAFE_KEY, key_suffix
 from .db import NotOurs, chunks, connect
 
 APP_ID = 0x726C706C  # "rlpl"
@@ -64,18 +65,33 @@ class Ledger:
 
     # --- reading ------------------------------------------------------------------------------
 
+    # Every value read is checked: a ledger edited by hand (or damaged inside a value) is
+    # reported as damaged, never used to write ids or keys that are not ours.
+
     def ids_of(self, aliases: Iterable[str]) -> dict[str, str]:
         """Content id -> paper id, for the aliases the ledger knows."""
-        return self._lookup("ids", "alias", "id", list(aliases))
+        found = self._lookup("ids", "alias", "id", list(aliases))
+        for pid in found.values():
+            self._text(pid, "ids")
+        return found
 
     def keys_of(self, ids: Iterable[str]) -> dict[str, str]:
         """Paper id -> its current key."""
-        return self._lookup("papers", "id", "key", list(ids))
+        found = self._lookup("papers", "id", "key", list(ids))
+        for key in found.values():
+            if type(key) is not str or (key and not SAFE_KEY.fullmatch(key)):
+                raise self._damaged(f"{repr(key)[:40]} in table papers is not a citation key")
+        return found
 
     def holder(self, key: str) -> str | None:
         """The paper that has (or once had) ``key``, compared without case."""
         row = self.con.execute("SELECT id FROM keys WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        return self._text(row[0], "keys") if row else None
+
+    def _text(self, value: Any, table: str) -> str:
+        if type(value) is not str or not value:
+            raise self._damaged(f"a paper id in table {table} is {repr(value)[:40]}, not text")
+        return value
 
     def resolve(self, ref: str) -> str | None:
         """The paper id behind an id, a content id or any key the paper has had."""
@@ -84,7 +100,7 @@ class Ledger:
             "UNION ALL SELECT id FROM keys WHERE key = ? LIMIT 1",
             (ref.lower(), ref.lower(), ref),
         ).fetchone()
-        return row[0] if row else None
+        return self._text(row[0], "ids or keys") if row else None
 
     def _lookup(self, table: str, column: str, wanted: str, values: list[str]) -> dict[str, str]:
         """``column`` -> ``wanted`` in ``table`` for ``values``. Many values (a third of the
