@@ -54,6 +54,24 @@ class ExportError(InputError):
     """An export cannot be written (unknown format, existing file, unwritable path)."""
 
 
+class OutputExists(ExportError):
+    """The output file exists, and replacing it was not asked for."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path} exists (save with force=True to replace it)")
+
+
+class OptionNotTaken(ExportError):
+    """An export option given to a format that does not take it."""
+
+    def __init__(self, option: str, format: str, takers: list[str]) -> None:
+        self.option, self.format, self.takers = option, format, takers
+        super().__init__(
+            f"the {option!r} option applies to the {' or '.join(takers)} format, not {format}"
+        )
+
+
 class IndexFolderError(InputError):
     """The index folder cannot be created or written."""
 

@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import IO
 
-from .errors import ExportError
+from .errors import ExportError, OutputExists
 
 
 class OutputError(ExportError):
@@ -37,7 +37,7 @@ def save(text: str, path: Path, force: bool = False) -> None:
         raise ExportError(f"cannot write {path}: {error.strerror}") from None
     if mode is None or stat.S_ISREG(mode):
         if mode is not None and not force:
-            raise ExportError(f"{path} exists; use --force to replace it")
+            raise OutputExists(str(path))
         target = Path(os.path.realpath(path))  # a symlink's target is replaced, the link kept
         _replace(target, data, path, None if mode is None else stat.S_IMODE(mode))
     elif stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):

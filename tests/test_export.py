@@ -256,8 +256,11 @@ def test_csljson_and_ris(papers):
 
 
 def test_option_for_another_format_is_an_error(papers):
-    with pytest.raises(ExportError, match="--excel applies to --format csv"):
+    """The library names its own parameters; the CLI words the same error in its flags."""
+    with pytest.raises(ExportError, match="'excel' option applies to the csv format, not bibtex"):
         export(papers, "bibtex", excel=True)
+    refused = run("export", "-f", "bibtex", "--excel", code=2)
+    assert refused.stderr == "error: --excel applies to --format csv, not bibtex\n"
 
 
 # --- safe output -------------------------------------------------------------------------------
@@ -266,8 +269,10 @@ def test_option_for_another_format_is_an_error(papers):
 def test_save_is_atomic_and_refuses_to_overwrite(tmp_path):
     target = tmp_path / "out.bib"
     save("one", target)
-    with pytest.raises(ExportError, match="exists; use --force"):
+    with pytest.raises(ExportError, match=r"exists \(save with force=True"):
         save("two", target)
+    refused = run("export", "-f", "ids", "-o", target, code=2)
+    assert refused.stderr == f"error: {target} exists; use --force to replace it\n"
     save("two", target, force=True)
     assert target.read_text() == "two"
     with pytest.raises(ExportError, match="does not exist"):

@@ -15,6 +15,8 @@ from ..errors import (
     InputError,
     LedgerError,
     NotFoundError,
+    OptionNotTaken,
+    OutputExists,
     RlpapersError,
 )
 
@@ -52,7 +54,19 @@ HINTS: dict[type[RlpapersError], str | Callable[[Any], str]] = {
 }
 
 
+#: Library errors the CLI words in its own flags instead.
+WORDING: dict[type[RlpapersError], Callable[[Any], str]] = {
+    OutputExists: lambda e: f"{e.path} exists; use --force to replace it",
+    OptionNotTaken: lambda e: (
+        f"--{e.option} applies to --format {' or '.join(e.takers)}, not {e.format}"
+    ),
+}
+
+
 def message_for(error: RlpapersError) -> str:
+    word = next((w for kind, w in WORDING.items() if isinstance(error, kind)), None)
+    if word is not None:
+        return word(error)
     hint = next((h for kind, h in HINTS.items() if isinstance(error, kind)), None)
     if callable(hint):
         hint = hint(error)

@@ -10,7 +10,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ExportError
+from ..errors import ExportError, OptionNotTaken
 
 if TYPE_CHECKING:
     from ..hit import Hit
@@ -61,12 +61,12 @@ def export(papers: Iterable[Paper] | Iterable[Hit], format: str, **options: obje
 
 def check_options(format: str, options: dict[str, object]) -> dict[str, object]:
     """The options that were given (not None or False); one that ``format`` does not take is an
-    ``ExportError`` naming the formats that do."""
+    ``OptionNotTaken`` naming the formats that do."""
     given = {name: value for name, value in options.items() if value not in (None, False)}
     extra = sorted(set(given) - OPTIONS.get(format, set()))
     if extra:
         takers = [f for f, names in OPTIONS.items() if extra[0] in names]
-        raise ExportError(f"--{extra[0]} applies to --format {' or '.join(takers)}, not {format}")
+        raise OptionNotTaken(extra[0], format, takers)
     return given
 
 
