@@ -284,6 +284,61 @@ def test_a_garbled_record_heals_with_a_note(seeds_copy, command, data):
     assert run("--corpus", seeds_copy, *args).stderr == ""  # healed for good
 
 
+def test_a_broken_page_of_records_heals(seeds_copy):
+    """A page of the records table overwritten (a bad sector): opening works, reading fails;
+    the store is rebuilt once, with a note, and the next run reads it quietly."""
+    lib = Library([seeds_copy])
+    keys = _keys(lib)
+    before = run("--corpus", seeds_copy, "export", "-f", "bibtex").stdout
+    con = sqlite3.connect(_store_db(lib))
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages = con.execute("SELECT pageno FROM dbstat WHERE name = 'records' AND pagetype = 'leaf'")
+    page = pages.fetchall()[-1][0]
+    size = con.execute("PRAGMA page_size").fetchone()[0]
+    con.close()
+    with open(_store_db(lib), "r+b") as handle:
+        handle.seek((page - 1) * size)
+        handle.write(b"\xff" * 64)
+    healed = run("--corpus", seeds_copy, "export", "-f", "bibtex")
+    assert "record store" in healed.stderr and "rebuilding" in healed.stderr
+    assert healed.stdout == before
+    assert run("--corpus", seeds_copy, "list", "-f", "ids").stderr == ""
+    assert _keys(Library([seeds_copy])) == keys
+
+
+def test_a_stream_healed_midway_gives_each_record_once(seeds_copy):
+    """A long-lived Library reads a store found garbled after a corpus file changed: the
+    rebuilt store's stream goes on without repeating or losing a record."""
+    lib = Library([seeds_copy])
+    ids = [p.id for p in lib.store.papers()]  # fresh for this Library from now on
+    _garble(lib, "UPDATE records SET data = '[1' WHERE id = ?", ids[len(ids) // 2])
+    first = sorted(seeds_copy.glob("*.txt"))[0]
+    head, _, rest = first.read_text(encoding="utf-8").partition("\n\n")
+    _write(first, f"{head}\n\n{_abstract('ZebrafishRL for curious swimmers')}\n\n{rest}")
+    with pytest.warns(IndexNotice, match="record store"):
+        streamed = [p.id for p in lib.store.papers()]
+    assert len(streamed) == len(set(streamed)) == len(ids) + 1
+    assert set(ids) < set(streamed)
+
+
+def test_many_processes_heal_a_garbled_store_once(seeds_copy, isolated):
+    lib = Library([seeds_copy])
+    lib.search("entropy")
+    _garble(lib, "UPDATE records SET data = '[1' WHERE rowid = 3")
+    env = {**os.environ, "RLPAPERS_INDEX_DIR": str(isolated / "index")}
+    env["RLPAPERS_DATA_DIR"] = str(isolated / "data")
+    command = [sys.executable, "-m", "rlpapers", "--corpus", str(seeds_copy), "list", "-f", "ids"]
+    runs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)]
+    runs += [
+        subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(5)
+    ]
+    outputs = [(p.wait(timeout=120), *p.communicate()) for p in runs]
+    assert all(code == 0 and len(out.split()) == 40 for code, out, _ in outputs)
+    notes = sum(err.decode().count("rebuilding") for _, _, err in outputs)
+    assert notes == 1
+
+
 def test_a_garbled_vocabulary_heals(seeds_copy):
     lib = Library([seeds_copy])
     suggestion = lib.suggest("entropyy")

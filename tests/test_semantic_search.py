@@ -193,6 +193,24 @@ def test_hybrid_finds_a_paper_that_shares_no_keyword_with_the_query(corpus, tmp_
     assert crash.snippet == crash.paper.abstract.split("\n")[0].split(". ")[0]
 
 
+@pytest.mark.parametrize("args", [["search", "automobiles", "--mode", "hybrid"], ["embed"]])
+def test_a_garbled_record_heals_in_the_semantic_paths(corpus, semantic, args):
+    """A store found damaged in the middle of a hybrid search, or while embedding, is rebuilt
+    and the command answers (the vectors' table held the connection the heal closed)."""
+    import sqlite3
+
+    run("--corpus", corpus, "search", "automobiles", "--mode", "hybrid")
+    store = next((Path(os.environ["RLPAPERS_INDEX_DIR"])).glob("*/store.db"))
+    con = sqlite3.connect(store)
+    con.execute("UPDATE records SET data = '[1, 2' WHERE rowid = 2")
+    con.execute("DELETE FROM embeddings_complete")  # the vectors are looked over again
+    con.commit()
+    con.close()
+    healed = run("--corpus", corpus, *args)
+    assert "record store" in healed.stderr and "rebuilding" in healed.stderr
+    run("--corpus", corpus, *args)
+
+
 def test_modes_and_filters_combine(corpus, tmp_path, semantic):
     lib = lib_of(corpus, tmp_path)
     for mode in ("lexical", "hybrid", "semantic"):

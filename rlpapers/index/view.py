@@ -190,8 +190,10 @@ class View:
                 return self._last_good(f"cannot update the search index ({error.strerror})")
             _notice(f"updating the search index failed ({error}); rebuilding it")
             return None
-        except sqlite3.DatabaseError:  # the store was damaged, has healed and said so
-            return None
+        except sqlite3.DatabaseError as error:
+            if "locked" in str(error):
+                raise IndexBusyError(f"the record store is busy: {error}") from None
+            return None  # the store was damaged, has healed and said so: build anew from it
         except Exception as error:
             _notice(
                 f"the search index in {gen} was unreadable ({type(error).__name__}); rebuilding it"

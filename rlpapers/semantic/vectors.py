@@ -79,6 +79,9 @@ class Vectors:
     def missing(self) -> list[str]:
         """Ids of the papers with no vector of this model for their current text (none, at
         once, when no record changed since every paper last had one)."""
+        return self.store.reading(self._missing)
+
+    def _missing(self) -> list[str]:
         table = self.store.embeddings
         state = "{}:{}".format(*self.store.counter)
         if table.complete_at(self.model) == state:

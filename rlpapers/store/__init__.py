@@ -33,7 +33,6 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -124,14 +123,19 @@ class Store:
 
         return FileLock(str(self.root / ".lock"))
 
-    def _replace(self, path: Path, why: str, garbled: bool = False) -> sqlite3.Connection:
+    def _replace(self, path: Path, why: str, damaged: str | None = None) -> sqlite3.Connection:
         """Under the lock (another process may be healing it too), look once more and, if the
-        store is still unusable (or holds ``garbled`` values, which opening does not show),
-        delete it and start an empty one: the next refresh fills it."""
+        store is still unusable, delete it and start an empty one: the next refresh fills it.
+
+        ``damaged``: the instance of a store that opened but was found damaged inside (which
+        opening does not show); it is thrown away unless another process has replaced it since.
+        """
         with self.lock.acquire(timeout=LOCK_WAIT_COLD):
             try:
-                if not garbled:
-                    return _open_store(path)
+                con = _open_store(path)
+                if damaged is None or _instance(con) != damaged:
+                    return con
+                con.close()
             except (NotOurs, sqlite3.DatabaseError) as error:
                 if _busy(error):
                     raise
@@ -140,12 +144,15 @@ class Store:
             return _open_store(path)
 
     def heal(self, error: sqlite3.DatabaseError) -> None:
-        """Throw away a store found damaged while reading; the next read rebuilds it."""
+        """Throw away a store found damaged while reading or writing (a garbled value, a broken
+        page); the next read rebuilds it. Once, however many processes found it so."""
+        seen = _instance(self.con)
         self.con.close()
         path = self.root / FILE_NAME
         why = f"the record store in {self.root} was damaged ({error})"
-        self._replace(path, why, isinstance(error, Garbled)).close()
+        self._replace(path, why, damaged=seen).close()
         del self.con
+        self.__dict__.pop("embeddings", None)  # it holds the connection just closed
         self._fresh = False
 
     def _meta(self, name: str, default: str = "") -> str:
@@ -260,8 +267,9 @@ class Store:
     # opening: the store is rebuilt from the corpus files, with a note, and read again. The
     # rebuilt store holds the same records in the same order, since the ledger keeps their ids.
 
-    def _healing(self, read: Callable[[], T]) -> T:
-        """``read()`` on the fresh records; once more after healing damage it met."""
+    def reading(self, read: Callable[[], T]) -> T:
+        """``read()`` on the fresh records; once more after healing damage it met (the store's
+        own reads, and readers beside it such as the sentence vectors)."""
         self.refresh()
         try:
             return read()
@@ -274,16 +282,18 @@ class Store:
 
     def papers(self) -> Iterator[Paper]:
         """Every record in corpus order (file order, then place in the file). Damage met on
-        the way heals, and the stream goes on where it stopped."""
-        done = 0
+        the way heals, and the stream goes on with the records it has not given yet (each
+        record comes once, even if a corpus file changed meanwhile)."""
+        given: set[str] = set()
         for attempt in range(2):
             self.refresh()
             try:
-                rows = self.con.execute("SELECT data FROM records ORDER BY fpos, ordinal")
-                for (data,) in islice(rows, done, None):
-                    paper = paper_of(data)
-                    done += 1
-                    yield paper
+                rows = self.con.execute("SELECT id, data FROM records ORDER BY fpos, ordinal")
+                for pid, data in rows:
+                    if pid not in given:
+                        paper = paper_of(data)
+                        given.add(pid)
+                        yield paper
                 return
             except sqlite3.DatabaseError as error:
                 if attempt or _busy(error):
@@ -291,14 +301,14 @@ class Store:
                 self.heal(error)
 
     def count(self) -> int:
-        return self._healing(
+        return self.reading(
             lambda: int(self.con.execute("SELECT count(*) FROM records").fetchone()[0])
         )
 
     def fetch(self, ids: Iterable[str]) -> dict[str, Paper]:
         """Records by id (ids that name none are left out)."""
         wanted = list(dict.fromkeys(ids))
-        return self._healing(lambda: self._fetch(wanted))
+        return self.reading(lambda: self._fetch(wanted))
 
     def _fetch(self, wanted: list[str]) -> dict[str, Paper]:
         out: dict[str, Paper] = {}
@@ -334,7 +344,7 @@ class Store:
 
     def vocabulary(self) -> dict[str, int]:
         """Surface words of the corpus with their counts (for spelling suggestions)."""
-        return self._healing(self._vocabulary)
+        return self.reading(self._vocabulary)
 
     def _vocabulary(self) -> dict[str, int]:
         total: dict[str, int] = {}
@@ -351,7 +361,7 @@ class Store:
 
     def keys(self) -> list[tuple[str, str, str]]:
         """(id, key, source file) of every record, in corpus order."""
-        return self._healing(
+        return self.reading(
             lambda: list(
                 self.con.execute("SELECT id, key, file FROM records ORDER BY fpos, ordinal")
             )
@@ -367,14 +377,14 @@ class Store:
 
     def get(self, ref: str) -> Paper:
         """The paper an id, id prefix (≥ 4 characters), key or former id/key names."""
-        return self._healing(lambda: self.lookup.get(ref))
+        return self.reading(lambda: self.lookup.get(ref))
 
     def find(self, refs: Iterable[str]) -> Found:
         """Many references at once, in linear time; each paper once, unknown ones named."""
         from .find import find
 
         wanted = list(refs)  # read once: a second try after healing reads the same list
-        return self._healing(lambda: find(self.lookup, wanted))
+        return self.reading(lambda: find(self.lookup, wanted))
 
 
 def _stale(con: sqlite3.Connection, states: list[FileState]) -> list[str]:
@@ -396,6 +406,15 @@ def _open_store(path: Path) -> sqlite3.Connection:
         con.close()
         raise
     return con
+
+
+def _instance(con: sqlite3.Connection) -> str:
+    """The store's instance id; "?" when even that cannot be read."""
+    try:
+        row = con.execute("SELECT value FROM meta WHERE name = 'instance'").fetchone()
+    except sqlite3.DatabaseError:
+        return "?"
+    return str(row[0]) if row else ""
 
 
 def _busy(error: Exception) -> bool:
