@@ -284,21 +284,22 @@ class Store:
         """Every record in corpus order (file order, then place in the file). Damage met on
         the way heals, and the stream goes on with the records it has not given yet (each
         record comes once, even if a corpus file changed meanwhile)."""
-        given: set[str] = set()
+        given: list[str] = []
+        skip: frozenset[str] = frozenset()  # after a heal: the ids given before it
         for attempt in range(2):
             self.refresh()
             try:
-                rows = self.con.execute("SELECT id, data FROM records ORDER BY fpos, ordinal")
-                for pid, data in rows:
-                    if pid not in given:
-                        paper = paper_of(data)
-                        given.add(pid)
+                for (data,) in self.con.execute("SELECT data FROM records ORDER BY fpos, ordinal"):
+                    paper = paper_of(data)
+                    if paper.id not in skip:
+                        given.append(paper.id)
                         yield paper
                 return
             except sqlite3.DatabaseError as error:
                 if attempt or _busy(error):
                     raise
                 self.heal(error)
+                skip = frozenset(given)
 
     def count(self) -> int:
         return self.reading(
