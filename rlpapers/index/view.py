@@ -32,6 +32,7 @@ from typing import Any
 from ..errors import IndexBusyError, IndexFolderError, IndexNotice
 from ..model import Paper
 from ..store import LOCK_WAIT_COLD, LOCK_WAIT_WARM, Store
+from ..store.db import busy
 from .schema import SCHEMA_VERSION, document, schema
 
 Progress = Callable[[int, int], None]
@@ -191,7 +192,7 @@ class View:
             _notice(f"updating the search index failed ({error}); rebuilding it")
             return None
         except sqlite3.DatabaseError as error:
-            if "locked" in str(error):
+            if busy(error):
                 raise IndexBusyError(f"the record store is busy: {error}") from None
             return None  # the store was damaged, has healed and said so: build anew from it
         except Exception as error:

@@ -39,7 +39,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..errors import IndexBusyError, IndexFolderError, IndexNotice, ParseWarning
 from ..model import Paper
 from ..parse import PARSER_VERSION
-from .db import BUSY_TIMEOUT, Garbled, NotOurs, chunks, connect, loads, remove_database
+from .db import (
+    BUSY_TIMEOUT,
+    Garbled,
+    NotOurs,
+    busy,
+    chunks,
+    connect,
+    loads,
+    remove_database,
+)
 from .files import CORPUS, METADATA, FileState, stat_files
 
 if TYPE_CHECKING:
@@ -110,7 +119,7 @@ class Store:
         try:
             return _open_store(path)
         except (NotOurs, sqlite3.DatabaseError) as error:
-            if _busy(error):
+            if busy(error):
                 raise
             return self._replace(path, f"the record store {path} was unreadable ({error})")
 
@@ -137,7 +146,7 @@ class Store:
                     return con
                 con.close()
             except (NotOurs, sqlite3.DatabaseError) as error:
-                if _busy(error):
+                if busy(error):
                     raise
             _notice(f"{why}; rebuilding it")
             remove_database(path)
@@ -154,6 +163,9 @@ class Store:
         del self.con
         self.__dict__.pop("embeddings", None)  # it holds the connection just closed
         self._fresh = False
+
+    def _busy_error(self, error: sqlite3.DatabaseError) -> IndexBusyError:
+        return IndexBusyError(f"the record store in {self.root} is busy: {error}")
 
     def _meta(self, name: str, default: str = "") -> str:
         row = self.con.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
@@ -176,12 +188,8 @@ class Store:
                 self._fresh = True
                 return
             except sqlite3.DatabaseError as error:
-                if attempt or (
-                    isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
-                ):
-                    raise IndexBusyError(
-                        f"the record store in {self.root} is busy: {error}"
-                    ) from None
+                if attempt or busy(error):
+                    raise self._busy_error(error) from None
                 self.heal(error)
 
     def _refresh_once(self) -> None:
@@ -274,8 +282,8 @@ class Store:
         try:
             return read()
         except sqlite3.DatabaseError as error:
-            if _busy(error):
-                raise
+            if busy(error):
+                raise self._busy_error(error) from None
             self.heal(error)
         self.refresh()
         return read()
@@ -296,7 +304,9 @@ class Store:
                         yield paper
                 return
             except sqlite3.DatabaseError as error:
-                if attempt or _busy(error):
+                if busy(error):
+                    raise self._busy_error(error) from None
+                if attempt:
                     raise
                 self.heal(error)
                 skip = frozenset(given)
@@ -339,7 +349,7 @@ class Store:
             for (data,) in rows:
                 yield paper_of(data)
         except sqlite3.DatabaseError as error:
-            if not _busy(error):
+            if not busy(error):
                 self.heal(error)
             raise
 
@@ -416,10 +426,6 @@ def _instance(con: sqlite3.Connection) -> str:
     except sqlite3.DatabaseError:
         return "?"
     return str(row[0]) if row else ""
-
-
-def _busy(error: Exception) -> bool:
-    return isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
 
 
 def paper_of(data: str) -> Paper:

@@ -77,6 +77,11 @@ def transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     con.execute("COMMIT")
 
 
+def busy(error: Exception) -> bool:
+    """Whether ``error`` says another connection holds the database (not damage)."""
+    return isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
+
+
 def loads(text: Any, kind: type, what: str) -> Any:
     """A JSON value the store wrote, of the kind it wrote; ``Garbled`` for anything else, so
     that damage to a readable database heals like damage to the file."""
