@@ -72,7 +72,7 @@ class Ledger:
         """Content id -> paper id, for the aliases the ledger knows."""
         found = self._lookup("ids", "alias", "id", list(aliases))
         for pid in found.values():
-            self._text(pid, "ids")
+            self._paper_id(pid, "ids")
         return found
 
     def keys_of(self, ids: Iterable[str]) -> dict[str, str]:
@@ -86,9 +86,9 @@ class Ledger:
     def holder(self, key: str) -> str | None:
         """The paper that has (or once had) ``key``, compared without case."""
         row = self.con.execute("SELECT id FROM keys WHERE key = ?", (key,)).fetchone()
-        return self._text(row[0], "keys") if row else None
+        return self._paper_id(row[0], "keys") if row else None
 
-    def _text(self, value: Any, table: str) -> str:
+    def _paper_id(self, value: Any, table: str) -> str:
         if type(value) is not str or not value:
             raise self._damaged(f"a paper id in table {table} is {repr(value)[:40]}, not text")
         return value
@@ -100,7 +100,7 @@ class Ledger:
             "UNION ALL SELECT id FROM keys WHERE key = ? LIMIT 1",
             (ref.lower(), ref.lower(), ref),
         ).fetchone()
-        return self._text(row[0], "ids or keys") if row else None
+        return self._paper_id(row[0], "ids or keys") if row else None
 
     def _lookup(self, table: str, column: str, wanted: str, values: list[str]) -> dict[str, str]:
         """``column`` -> ``wanted`` in ``table`` for ``values``. Many values (a third of the
