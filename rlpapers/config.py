@@ -112,8 +112,13 @@ def read_config(path: Path) -> dict[str, Any]:
     return data
 
 
+# The choices of the search options, one list each for the config file, the library and the CLI.
 #: How ``search`` ranks: words only (the default), words fused with meaning, or meaning only.
 SEARCH_MODES = ("lexical", "hybrid", "semantic")
+#: How ``similar`` compares: shared distinctive words, or meaning.
+SIMILAR_MODES = ("lexical", "semantic")
+#: The orders ``search`` lists its hits in.
+SORTS = ("score", "title", "key")
 #: Largest ``search.rerank`` window: each candidate is read from the store and tokenised.
 MAX_RERANK = 1000
 

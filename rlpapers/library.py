@@ -12,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import SEARCH_MODES, Settings, resolve
+from .config import SEARCH_MODES, SIMILAR_MODES, SORTS, Settings, resolve
 from .errors import InputError, QueryError
 from .model import Paper
 
@@ -202,7 +202,7 @@ class Library:
         self, ranked: list[tuple[str, float]], terms: set[str], sort: str, limit: int | None
     ) -> list[Hit]:
         from .hit import Hit
-        from .index import SORTS, _sorted
+        from .index import _sorted
         from .index.snippets import snippet_or_opening
 
         if sort not in SORTS:
@@ -281,7 +281,7 @@ class Library:
     def similar(self, ref: str, limit: int = 10, mode: str = "lexical") -> list[Hit]:
         """Papers most like ``ref``: by shared distinctive words ("lexical") or by meaning
         ("semantic", needs the ``semantic`` extra)."""
-        _check_mode(mode, ("lexical", "semantic"))
+        _check_mode(mode, SIMILAR_MODES)
         paper = self.get(ref)
         if mode == "semantic":
             from .semantic import modes

@@ -15,6 +15,7 @@ import typer
 from typer.core import TyperGroup
 
 from .. import __version__
+from ..config import SEARCH_MODES, SIMILAR_MODES, SORTS
 from ..errors import IndexNotice, NotFoundError, ParseWarning, RlpapersError
 from . import render
 from .errors import (
@@ -506,11 +507,6 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
 
 #: Hits a terminal shows by default; a pipe gets every hit.
 TERMINAL_LIMIT = 10
-
-
-SORTS = ("score", "title", "key")
-SEARCH_MODES = ("lexical", "hybrid", "semantic")
-SIMILAR_MODES = ("lexical", "semantic")
 
 
 @app.command()

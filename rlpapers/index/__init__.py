@@ -28,6 +28,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..config import SORTS
 from ..errors import IndexNotice, QueryError, RlpapersError
 from ..filters import Filters
 from ..hit import Hit
@@ -41,7 +42,6 @@ from .view import Progress, View
 
 T = TypeVar("T")
 
-SORTS = ("score", "title", "key")
 #: An unlimited search (``--all``, a pipe) first takes this many hits from Whoosh's quick top-k
 #: search, and ranks every match only if the reader wants more than that.
 FIRST_PAGE = 1000
