@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -88,3 +89,16 @@ def run(*args: str, code: int = 0, input: str | bytes | None = None) -> Result:
         f"stdout:\n{raw.stdout}\nstderr:\n{raw.stderr}"
     )
     return result
+
+
+def smash_page(db: Path, table: str) -> None:
+    """Overwrite the start of one page of ``table`` (its last leaf, or its root)."""
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages = con.execute("SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno", (table,))
+    page = pages.fetchall()[-1][0]
+    size = con.execute("PRAGMA page_size").fetchone()[0]
+    con.close()
+    with open(db, "r+b") as handle:
+        handle.seek((page - 1) * size)
+        handle.write(b"\xff" * 64)

@@ -18,7 +18,7 @@ from rlpapers.errors import IndexNotice, LedgerError, NotFoundError, ParseError,
 from rlpapers.keys import GENERIC_WORDS, SAFE_KEY, base_key
 from rlpapers.model import Paper
 
-from .conftest import ROOT, SEEDS, run
+from .conftest import ROOT, SEEDS, run, smash_page
 
 TECRL = (
     "Deep Learning · Reinforcement Learning\n\nYi Zhan, Bo Wang\n\n"
@@ -284,21 +284,62 @@ def test_a_garbled_record_heals_with_a_note(seeds_copy, command, data):
     assert run("--corpus", seeds_copy, *args).stderr == ""  # healed for good
 
 
+def test_a_broken_page_of_the_removed_table_heals(seeds_copy):
+    """Damage the search view's catching up meets first (the ids removed since it was built)."""
+    lib = Library([seeds_copy])
+    lib.search("entropy")
+    smash_page(_store_db(lib), "removed")
+    first = sorted(seeds_copy.glob("*.txt"))[0]
+    _write(first, first.read_text(encoding="utf-8") + "\n" + _abstract("ZebrafishRL") + "\n")
+    healed = run("--corpus", seeds_copy, "search", "zebrafishrl", "-f", "ids")
+    assert "record store" in healed.stderr and len(healed.stdout.split()) == 1
+    assert run("--corpus", seeds_copy, "search", "zebrafishrl", "-f", "ids").stderr == ""
+
+
+def test_an_error_that_is_not_damage_keeps_the_store(seeds_copy, recwarn):
+    """A full disk or a read-only file is no reason to throw the store (and its vectors) away."""
+    lib = Library([seeds_copy])
+    assert lib.papers
+    instance = lib.store.counter[0]
+    lib.store.heal(sqlite3.OperationalError("database or disk is full"))
+    assert lib.store.counter[0] == instance
+    assert not [w for w in recwarn if issubclass(w.category, IndexNotice)]
+
+
+def test_a_damaged_ledger_met_in_a_refresh_is_reported_and_the_store_kept(seeds_copy, isolated):
+    lib = Library([seeds_copy])
+    instance = (lib.papers, lib.store.counter[0])[1]
+    ledger = isolated / "data" / "ledger.db"
+    smash_page(ledger, "sqlite_autoindex_ids_1")
+    first = sorted(seeds_copy.glob("*.txt"))[0]
+    _write(first, first.read_text(encoding="utf-8") + "\n" + _abstract("ZebrafishRL") + "\n")
+    result = run("--corpus", seeds_copy, "list", "-f", "ids", code=2)
+    assert "identity ledger" in result.stderr and "record store" not in result.stderr
+    assert Library([seeds_copy]).store._meta("instance") == instance
+
+
+def test_a_stream_open_while_another_read_heals_goes_on(seeds_copy):
+    """A reader that heals the store closes the connection a stream of the same Library is
+    reading: the stream reads the rebuilt store, without healing it a second time."""
+    lib = Library([seeds_copy])
+    ids = [p.id for p in lib.store.papers()]
+    _garble(lib, "UPDATE records SET data = '[1' WHERE id = ?", ids[-1])  # the stream's last
+    stream = lib.store.papers()
+    head = [next(stream).id for _ in range(3)]
+    with pytest.warns(IndexNotice, match="record store") as notes:
+        assert set(lib.store.fetch(ids)) == set(ids)
+        rest = [p.id for p in stream]
+    assert head + rest == ids
+    assert len([n for n in notes if "record store" in str(n.message)]) == 1
+
+
 def test_a_broken_page_of_records_heals(seeds_copy):
     """A page of the records table overwritten (a bad sector): opening works, reading fails;
     the store is rebuilt once, with a note, and the next run reads it quietly."""
     lib = Library([seeds_copy])
     keys = _keys(lib)
     before = run("--corpus", seeds_copy, "export", "-f", "bibtex").stdout
-    con = sqlite3.connect(_store_db(lib))
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    pages = con.execute("SELECT pageno FROM dbstat WHERE name = 'records' AND pagetype = 'leaf'")
-    page = pages.fetchall()[-1][0]
-    size = con.execute("PRAGMA page_size").fetchone()[0]
-    con.close()
-    with open(_store_db(lib), "r+b") as handle:
-        handle.seek((page - 1) * size)
-        handle.write(b"\xff" * 64)
+    smash_page(_store_db(lib), "records")
     healed = run("--corpus", seeds_copy, "export", "-f", "bibtex")
     assert "record store" in healed.stderr and "rebuilding" in healed.stderr
     assert healed.stdout == before

@@ -20,7 +20,7 @@ import pytest
 from rlpapers import Library
 from rlpapers.filters import Filters
 
-from .conftest import ROOT, run
+from .conftest import ROOT, run, smash_page
 
 VEHICLES = """Vehicles
 
@@ -209,6 +209,17 @@ def test_a_garbled_record_heals_in_the_semantic_paths(corpus, semantic, args):
     healed = run("--corpus", corpus, *args)
     assert "record store" in healed.stderr and "rebuilding" in healed.stderr
     run("--corpus", corpus, *args)
+
+
+def test_a_broken_page_of_vectors_heals(corpus, semantic):
+    """Damage inside the vectors' table: the store is rebuilt (the vectors made again) and the
+    search answers; it was exit 70 on every run."""
+    run("--corpus", corpus, "search", "automobiles", "--mode", "hybrid")
+    store = next((Path(os.environ["RLPAPERS_INDEX_DIR"])).glob("*/store.db"))
+    smash_page(store, "embeddings")
+    healed = run("--corpus", corpus, "search", "automobiles", "--mode", "hybrid", "-f", "ids")
+    assert "record store" in healed.stderr and healed.stdout
+    assert run("--corpus", corpus, "search", "automobiles", "--mode", "hybrid").stderr == ""
 
 
 def test_modes_and_filters_combine(corpus, tmp_path, semantic):

@@ -32,7 +32,7 @@ from typing import Any
 from ..errors import IndexBusyError, IndexFolderError, IndexNotice
 from ..model import Paper
 from ..store import LOCK_WAIT_COLD, LOCK_WAIT_WARM, Store
-from ..store.db import busy
+from ..store.db import busy, damaged
 from .schema import SCHEMA_VERSION, document, schema
 
 Progress = Callable[[int, int], None]
@@ -194,7 +194,9 @@ class View:
         except sqlite3.DatabaseError as error:
             if busy(error):
                 raise IndexBusyError(f"the record store is busy: {error}") from None
-            return None  # the store was damaged, has healed and said so: build anew from it
+            if not damaged(error):  # damage: the store has healed and said so
+                _notice(f"updating the search index failed ({error}); rebuilding it")
+            return None
         except Exception as error:
             _notice(
                 f"the search index in {gen} was unreadable ({type(error).__name__}); rebuilding it"

@@ -98,7 +98,11 @@ class Vectors:
 
     def embed_missing(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every paper that lacks a current vector; drop vectors of gone papers and other
-        models first. Returns how many papers were embedded."""
+        models first. Returns how many papers were embedded. (A store found damaged on the
+        way heals, and the work starts again on the rebuilt one.)"""
+        return self.store.reading(lambda: self._embed_missing(progress))
+
+    def _embed_missing(self, progress: Callable[[int, int], None] | None) -> int:
         self.store.embeddings.prune(self.model)
         ids = self.missing()
         papers = self.store.fetch(ids)
@@ -139,6 +143,9 @@ class Vectors:
     @cached_property
     def matrix(self) -> Matrix:
         """Every stored vector as float32 rows, filled one row at a time (no second copy)."""
+        return self.store.reading(self._matrix)
+
+    def _matrix(self) -> Matrix:
         table = self.store.embeddings
         vectors = np.empty((table.count(self.model), DIMENSIONS), dtype=np.float32)
         ids: list[str] = []

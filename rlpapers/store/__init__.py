@@ -46,6 +46,7 @@ from .db import (
     busy,
     chunks,
     connect,
+    damaged,
     loads,
     remove_database,
 )
@@ -139,7 +140,15 @@ class Store:
         ``damaged``: the instance of a store that opened but was found damaged inside (which
         opening does not show); it is thrown away unless another process has replaced it since.
         """
-        with self.lock.acquire(timeout=LOCK_WAIT_COLD):
+        from filelock import Timeout
+
+        try:
+            self.lock.acquire(timeout=LOCK_WAIT_COLD)
+        except Timeout:
+            raise IndexBusyError(
+                f"another rlpapers process holds the record store in {self.root}"
+            ) from None
+        try:
             try:
                 con = _open_store(path)
                 if damaged is None or _instance(con) != damaged:
@@ -150,12 +159,18 @@ class Store:
                     raise
             _notice(f"{why}; rebuilding it")
             remove_database(path)
-            return _open_store(path)
+            con = _open_store(path)
+            # named at once: a second process that found the old one damaged tells them apart
+            con.execute("INSERT INTO meta VALUES ('instance', ?)", (new_instance(),))
+            return con
+        finally:
+            self.lock.release()
 
     def heal(self, error: sqlite3.DatabaseError) -> None:
         """Throw away a store found damaged while reading or writing (a garbled value, a broken
-        page); the next read rebuilds it. Once, however many processes found it so."""
-        seen = _instance(self.con)
+        page); the next read rebuilds it. Once, however many processes found it so. Any other
+        error (a full disk, a read-only file) only reopens it."""
+        seen = _instance(self.con) if damaged(error) else None
         self.con.close()
         path = self.root / FILE_NAME
         why = f"the record store in {self.root} was damaged ({error})"
@@ -284,6 +299,8 @@ class Store:
         except sqlite3.DatabaseError as error:
             if busy(error):
                 raise self._busy_error(error) from None
+            if not damaged(error):
+                raise
             self.heal(error)
         self.refresh()
         return read()
@@ -296,8 +313,9 @@ class Store:
         skip: frozenset[str] = frozenset()  # after a heal: the ids given before it
         for attempt in range(2):
             self.refresh()
+            con = self.con
             try:
-                for (data,) in self.con.execute("SELECT data FROM records ORDER BY fpos, ordinal"):
+                for (data,) in con.execute("SELECT data FROM records ORDER BY fpos, ordinal"):
                     paper = paper_of(data)
                     if paper.id not in skip:
                         given.append(paper.id)
@@ -306,9 +324,11 @@ class Store:
             except sqlite3.DatabaseError as error:
                 if busy(error):
                     raise self._busy_error(error) from None
-                if attempt:
+                replaced = self.__dict__.get("con") is not con  # healed by another reader
+                if attempt or not (damaged(error) or replaced):
                     raise
-                self.heal(error)
+                if not replaced:
+                    self.heal(error)
                 skip = frozenset(given)
 
     def count(self) -> int:
@@ -335,13 +355,17 @@ class Store:
         """Records changed after ``counter``, and ids removed after it. Damage met on the way
         heals the store and is raised: a search view then builds itself anew."""
         self.refresh()
-        removed = [
-            row[0]
-            for row in self.con.execute("SELECT id FROM removed WHERE changed > ?", (counter,))
-        ]
-        rows = self.con.execute(
-            "SELECT data FROM records WHERE changed > ? ORDER BY fpos, ordinal", (counter,)
-        )
+        try:
+            removed = [
+                row[0]
+                for row in self.con.execute("SELECT id FROM removed WHERE changed > ?", (counter,))
+            ]
+            rows = self.con.execute(
+                "SELECT data FROM records WHERE changed > ? ORDER BY fpos, ordinal", (counter,)
+            )
+        except sqlite3.DatabaseError as error:
+            self._heal_if_damaged(error)
+            raise
         return self._decoded(rows), removed
 
     def _decoded(self, rows: Iterable[tuple[Any, ...]]) -> Iterator[Paper]:
@@ -349,9 +373,12 @@ class Store:
             for (data,) in rows:
                 yield paper_of(data)
         except sqlite3.DatabaseError as error:
-            if not busy(error):
-                self.heal(error)
+            self._heal_if_damaged(error)
             raise
+
+    def _heal_if_damaged(self, error: sqlite3.DatabaseError) -> None:
+        if damaged(error):
+            self.heal(error)
 
     def vocabulary(self) -> dict[str, int]:
         """Surface words of the corpus with their counts (for spelling suggestions)."""

@@ -82,6 +82,15 @@ def busy(error: Exception) -> bool:
     return isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
 
 
+def damaged(error: Exception) -> bool:
+    """Whether ``error`` says the database itself is damaged (a garbled value, a broken page,
+    not a database at all), and not that it is busy, full, read-only or closed."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return isinstance(error, Garbled) or (
+        code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    )
+
+
 def loads(text: Any, kind: type, what: str) -> Any:
     """A JSON value the store wrote, of the kind it wrote; ``Garbled`` for anything else, so
     that damage to a readable database heals like damage to the file."""

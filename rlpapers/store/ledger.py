@@ -16,13 +16,34 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from functools import wraps
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import LedgerError
 from ..keys import SAFE_KEY, key_suffix
-from .db import NotOurs, chunks, connect
+from .db import NotOurs, busy, chunks, connect, transaction
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _reports_damage(method: F) -> F:
+    """Damage met inside the ledger (a broken page) is a ``LedgerError`` naming the ledger,
+    never an error a caller could take for damage to the rebuildable record store."""
+
+    @wraps(method)
+    def guarded(self: Ledger, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as error:
+            if busy(error):
+                raise
+            raise self._damaged(str(error)) from None
+
+    return guarded  # type: ignore[return-value]
+
 
 APP_ID = 0x726C706C  # "rlpl"
 VERSION = 1
@@ -63,11 +84,23 @@ class Ledger:
     def close(self) -> None:
         self.con.close()
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction on the ledger; damage met in it is a ``LedgerError``."""
+        try:
+            with transaction(self.con):
+                yield
+        except sqlite3.DatabaseError as error:
+            if busy(error):
+                raise
+            raise self._damaged(str(error)) from None
+
     # --- reading ------------------------------------------------------------------------------
 
     # Every value read is checked: a ledger edited by hand (or damaged inside a value) is
     # reported as damaged, never used to write ids or keys that are not ours.
 
+    @_reports_damage
     def ids_of(self, aliases: Iterable[str]) -> dict[str, str]:
         """Content id -> paper id, for the aliases the ledger knows."""
         found = self._lookup("ids", "alias", "id", list(aliases))
@@ -75,6 +108,7 @@ class Ledger:
             self._paper_id(pid, "ids")
         return found
 
+    @_reports_damage
     def keys_of(self, ids: Iterable[str]) -> dict[str, str]:
         """Paper id -> its current key."""
         found = self._lookup("papers", "id", "key", list(ids))
@@ -83,6 +117,7 @@ class Ledger:
                 raise self._damaged(f"{repr(key)[:40]} in table papers is not a citation key")
         return found
 
+    @_reports_damage
     def holder(self, key: str) -> str | None:
         """The paper that has (or once had) ``key``, compared without case."""
         row = self.con.execute("SELECT id FROM keys WHERE key = ?", (key,)).fetchone()
@@ -93,6 +128,7 @@ class Ledger:
             raise self._damaged(f"a paper id in table {table} is {repr(value)[:40]}, not text")
         return value
 
+    @_reports_damage
     def resolve(self, ref: str) -> str | None:
         """The paper id behind an id, a content id or any key the paper has had."""
         row = self.con.execute(
@@ -120,6 +156,7 @@ class Ledger:
 
     # --- writing (inside a transaction) -------------------------------------------------------
 
+    @_reports_damage
     def add_paper(self, paper_id: str, content_ids: Iterable[str]) -> None:
         self.con.execute(
             "INSERT OR IGNORE INTO papers (id, key, created) VALUES (?, '', ?)",
@@ -127,12 +164,14 @@ class Ledger:
         )
         self.add_aliases(paper_id, content_ids)
 
+    @_reports_damage
     def add_aliases(self, paper_id: str, content_ids: Iterable[str]) -> None:
         self.con.executemany(
             "INSERT OR IGNORE INTO ids (alias, id) VALUES (?, ?)",
             [(cid, paper_id) for cid in {paper_id, *content_ids}],
         )
 
+    @_reports_damage
     def give_key(self, paper_id: str, key: str) -> None:
         """Make ``key`` the paper's current key; the caller checked that no other paper holds it."""
         self.con.execute("INSERT OR IGNORE INTO keys (key, id) VALUES (?, ?)", (key, paper_id))

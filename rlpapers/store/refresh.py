@@ -403,7 +403,7 @@ class Identities:
         bases: dict[str, str] = {}
         for item in self.items:
             bases.setdefault(item.cid, item.base)
-        with transaction(self.ledger.con):
+        with self.ledger.transaction():
             for cid in new:
                 self.ledger.add_paper(ids[cid], [cid])
             for cid in split:  # its own paper, found again by _fresh_id on the next refresh
