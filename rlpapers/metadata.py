@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ParseError
+from .text import one_line
 
 FIELDS = {"title", "year", "venue", "url", "doi", "tags", "note", "key", "name"}
 #: A top-level ``encoding: gb18030`` in ``<file>.yaml`` sets that file's encoding; in
@@ -86,7 +87,7 @@ def _checked(values: dict[str, Any], path: Path, line: int | None) -> dict[str, 
             items = [value] if isinstance(value, str) else value
             if not isinstance(items, list):
                 raise ParseError("tags must be a list of words", str(path), line)
-            out[name] = tuple(str(tag) for tag in items)
+            out[name] = tuple(one_line(str(tag)) for tag in items)
         elif name == "key":
             from .keys import SAFE_KEY, SAFE_KEY_TEXT
 
@@ -97,8 +98,8 @@ def _checked(values: dict[str, Any], path: Path, line: int | None) -> dict[str, 
                     line,
                 )
             out[name] = str(value)
-        else:
-            out[name] = "" if value is None else str(value)
+        else:  # hand-written YAML may hold anything: a lone surrogate, an escape sequence, a NUL
+            out[name] = "" if value is None else one_line(str(value))
     return out
 
 

@@ -109,3 +109,13 @@ def valid_unicode(text: str) -> str:
     """``text`` with lone surrogates (the undecodable bytes of a file name, as Python reads
     them) replaced by U+FFFD, so it always encodes to valid UTF-8."""
     return _SURROGATES.sub("\ufffd", text)
+
+
+#: Every C0 and C1 control character, tabs and line breaks too.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def one_line(text: str) -> str:
+    """``text`` fit for a one-line field: valid UTF-8 (``valid_unicode``), and every control
+    character (an escape sequence a terminal would obey, a NUL, a line break) a space."""
+    return _CONTROLS.sub(" ", valid_unicode(text))

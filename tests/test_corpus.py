@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -15,7 +16,7 @@ from rlpapers.lookup import MemoryLookup
 from rlpapers.model import Paper
 from rlpapers.store.files import corpus_files
 
-from .conftest import SEEDS
+from .conftest import SEEDS, run
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +99,18 @@ def test_metadata_sidecar_overrides_fields(seeds_copy):
         ("quantization",),
         "10.1/x",
     )
+
+
+def test_metadata_strings_are_made_valid_one_line_text(seeds_copy):
+    """Hand-written YAML can hold a lone surrogate (which UTF-8 cannot encode: every command
+    was exit 70), an escape sequence a terminal would obey, a NUL or a line break."""
+    (seeds_copy / "metadata.yaml").write_text(
+        'qerl:\n  title: "bad \\uDC80 \\e[31mred\\e[0m"\n  note: "a\\0b\\nc"\n  tags: ["x\\ty"]\n'
+    )
+    paper = find_paper(Library([seeds_copy]).papers, "qerl")
+    assert (paper.title, paper.note, paper.tags) == ("bad \ufffd  [31mred [0m", "a b c", ("x y",))
+    shown = run("--corpus", seeds_copy, "show", "qerl", "-f", "json").stdout
+    assert "\x1b" not in shown and json.loads(shown)[0]["title"] == paper.title
 
 
 def test_metadata_by_id_can_set_title_and_key(seeds_copy, seeds):
