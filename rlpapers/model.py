@@ -128,12 +128,3 @@ _KINDS: dict[str, type] = {
 }
 _OPTIONAL = frozenset(f.name for f in fields(Paper) if str(f.type).endswith("| None"))
 _DEFAULTS = {f.name: f.default for f in fields(Paper) if f.default is not MISSING}
-
-
-def __getattr__(name: str) -> Any:
-    """``Hit`` lived here before ``rlpapers/hit.py``: still importable from here, on demand."""
-    if name == "Hit":
-        from .hit import Hit
-
-        return Hit
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
