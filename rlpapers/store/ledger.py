@@ -30,17 +30,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _reports_damage(method: F) -> F:
-    """Damage met inside the ledger (a broken page) is a ``LedgerError`` naming the ledger,
-    never an error a caller could take for damage to the rebuildable record store."""
+    """``method`` run inside ``Ledger.reporting_damage``."""
 
     @wraps(method)
     def guarded(self: Ledger, *args: Any, **kwargs: Any) -> Any:
-        try:
+        with self.reporting_damage():
             return method(self, *args, **kwargs)
-        except sqlite3.DatabaseError as error:
-            if busy(error):
-                raise
-            raise self._damaged(str(error)) from None
 
     return guarded  # type: ignore[return-value]
 
@@ -85,15 +80,21 @@ class Ledger:
         self.con.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction on the ledger; damage met in it is a ``LedgerError``."""
+    def reporting_damage(self) -> Iterator[None]:
+        """Damage met inside the ledger (a broken page) is a ``LedgerError`` naming the ledger,
+        never an error a caller could take for damage to the rebuildable record store."""
         try:
-            with transaction(self.con):
-                yield
+            yield
         except sqlite3.DatabaseError as error:
             if busy(error):
                 raise
             raise self._damaged(str(error)) from None
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction on the ledger; damage met in it is a ``LedgerError``."""
+        with self.reporting_damage(), transaction(self.con):
+            yield
 
     # --- reading ------------------------------------------------------------------------------
 
