@@ -193,7 +193,7 @@ class View:
             return None
         except sqlite3.DatabaseError as error:
             if busy(error):
-                raise IndexBusyError(f"the record store is busy: {error}") from None
+                raise self.store.busy_error(error) from None
             if not damaged(error):  # damage: the store has healed and said so
                 _notice(f"updating the search index failed ({error}); rebuilding it")
             return None

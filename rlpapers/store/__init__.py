@@ -179,7 +179,8 @@ class Store:
         self.__dict__.pop("embeddings", None)  # it holds the connection just closed
         self._fresh = False
 
-    def _busy_error(self, error: sqlite3.DatabaseError) -> IndexBusyError:
+    def busy_error(self, error: sqlite3.DatabaseError) -> IndexBusyError:
+        """What a reader that met this store busy raises (exit 3)."""
         return IndexBusyError(f"the record store in {self.root} is busy: {error}")
 
     def _meta(self, name: str, default: str = "") -> str:
@@ -204,7 +205,7 @@ class Store:
                 return
             except sqlite3.DatabaseError as error:
                 if attempt or busy(error):
-                    raise self._busy_error(error) from None
+                    raise self.busy_error(error) from None
                 self.heal(error)
 
     def _refresh_once(self) -> None:
@@ -298,7 +299,7 @@ class Store:
             return read()
         except sqlite3.DatabaseError as error:
             if busy(error):
-                raise self._busy_error(error) from None
+                raise self.busy_error(error) from None
             if not damaged(error):
                 raise
             self.heal(error)
@@ -323,7 +324,7 @@ class Store:
                 return
             except sqlite3.DatabaseError as error:
                 if busy(error):
-                    raise self._busy_error(error) from None
+                    raise self.busy_error(error) from None
                 replaced = self.__dict__.get("con") is not con  # healed by another reader
                 if attempt or not (damaged(error) or replaced):
                     raise
