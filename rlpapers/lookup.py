@@ -8,7 +8,6 @@ did-you-mean. ``Lookup`` says how to ask a store; the rule is written once, here
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Iterable, Iterator
 
 from .errors import NotFoundError
@@ -111,6 +110,8 @@ def resolve_many(
 def _unique_prefix(ordered: list[str], ref: str) -> str | None:
     if len(ref) < MIN_PREFIX:
         return None
+    import bisect
+
     at = bisect.bisect_left(ordered, ref)
     hits = [pid for pid in ordered[at : at + 2] if pid.startswith(ref)]
     return hits[0] if len(hits) == 1 else None

@@ -18,6 +18,7 @@ from typing import IO
 from .errors import InputError
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_UTF8_BOM = codecs.BOM_UTF8
 
 
 def read_refs(stream: IO[bytes], source: str = "<stdin>") -> Iterator[str]:
@@ -57,8 +58,10 @@ def _lines(stream: IO[bytes], source: str) -> Iterator[str]:
     for number, raw in enumerate(itertools.chain([first], stream), 1):
         if b"\x00" in raw:
             raise InputError(f"{source}:{number}: a NUL byte: not a text list of ids or keys")
+        if number == 1:
+            raw = raw.removeprefix(_UTF8_BOM)  # what the utf-8-sig codec does, without loading it
         try:
-            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            line = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             raise InputError(
                 f"{source}:{number}: not UTF-8 (byte 0x{raw[error.start]:02x}); "

@@ -373,6 +373,14 @@ def test_a_binary_or_undecodable_ids_list_is_exit_2_naming_the_line(tmp_path, co
     )
 
 
+def test_a_utf8_ids_list_with_a_bom_is_read_and_its_errors_named(tmp_path):
+    listing = tmp_path / "ids.txt"
+    listing.write_bytes(b"\xef\xbb\xbfqerl\r\npcl\r\n")  # Notepad's "UTF-8 with BOM"
+    assert len(run("export", "--ids", listing, "-f", "ids").stdout.split()) == 2
+    listing.write_bytes(b"\xef\xbb\xbfqe\xffrl\n")
+    assert "ids.txt:1: not UTF-8 (byte 0xff)" in run("export", "--ids", listing, code=2).stderr
+
+
 def test_a_utf16_ids_list_with_a_bom_is_read(tmp_path):
     listing = tmp_path / "ids.txt"
     listing.write_text("qerl\r\npcl\r\n", encoding="utf-16")  # PowerShell's `>` writes this

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from enum import IntEnum
 from typing import Any
 
 from ..errors import (
@@ -21,7 +20,10 @@ from ..errors import (
 )
 
 
-class ExitCode(IntEnum):
+class ExitCode:
+    """The exit codes, named. Plain ints: an ``IntEnum`` would cost more to make at every start
+    than they are worth here."""
+
     OK = 0
     NOT_FOUND = 1  # like grep: the command ran, nothing matched
     INPUT = 2  # bad usage, a bad file, a malformed query
@@ -31,7 +33,7 @@ class ExitCode(IntEnum):
     PIPE = 141  # the reader went away (128 + SIGPIPE), as a killed process would report
 
 
-def exit_code_for(error: BaseException) -> ExitCode:
+def exit_code_for(error: BaseException) -> int:
     if isinstance(error, NotFoundError):
         return ExitCode.NOT_FOUND
     if isinstance(error, InputError):

@@ -11,7 +11,6 @@ with no abstract after it) are reported as ``ParseWarning``; unreadable input ra
 
 from __future__ import annotations
 
-import unicodedata
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -192,6 +191,8 @@ def normalise(abstract: str) -> str:
     """The form two abstracts are compared in: NFC, whitespace collapsed. (``str.split`` splits
     on exactly the characters regular expressions call ``\\s``, and does it faster; paper ids
     are made from this form, so a test holds the two equal.)"""
+    import unicodedata
+
     return " ".join(unicodedata.normalize("NFC", abstract).split())
 
 
