@@ -26,5 +26,5 @@ def load_corpus(paths: Iterable[Path | str] | None = None) -> Corpus:
     the identity ledger gives them: the same records ``rlpapers list`` prints."""
     from .library import Library
 
-    library = Library(corpus=list(paths) if paths is not None else None)
-    return Corpus(tuple(library.files), library.papers)
+    with Library(corpus=list(paths) if paths is not None else None) as library:
+        return Corpus(tuple(library.files), library.papers)

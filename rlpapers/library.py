@@ -45,6 +45,20 @@ class Library:
         self.settings = settings
         self.progress = progress
 
+    def close(self) -> None:
+        """Close the record store and the search index, if they were opened (``with Library()
+        as lib:`` does it on leaving). The library stays usable: a later call opens them again."""
+        if "index" in self.__dict__:
+            self.__dict__.pop("index").close()
+        if "store" in self.__dict__:
+            self.__dict__.pop("store").close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     @cached_property
     def files(self) -> list[Path]:
         from .store.files import corpus_files

@@ -132,3 +132,46 @@ def test_a_run_builds_only_the_command_it_runs():
     one = typer.main.get_command(app_for(["--encoding", "cp1252", "export", "q"]))
     assert list(one.commands) == ["export"]
     assert typer.main.get_command(app_for(["--help"])).commands.keys() == whole.commands.keys()
+
+
+# --- what a run opens, it closes ----------------------------------------------------------------------
+
+RUNS = [
+    ["list", "--format", "ids"],
+    ["export", "--ids", "-"],
+    ["show", "qerl"],
+    ["search", "entropy"],
+    ["keys"],
+]
+
+
+def test_a_run_closes_its_databases_itself(isolated):
+    """The run closes the store and the ledger it opened, rather than leave them to the
+    collector (a connection left open leaves its -wal)."""
+    env = {"RLPAPERS_INDEX_DIR": str(isolated / "index"), "PATH": "", "HOME": str(isolated)}
+    env["RLPAPERS_DATA_DIR"] = str(isolated / "data")
+    for args in RUNS:
+        done = subprocess.run(
+            [sys.executable, "-m", "rlpapers", *args],
+            env=env,
+            input="qerl\npcl\n",
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, (args, done.stderr)
+        assert done.stdout.strip()
+        left = [p.name for p in isolated.rglob("*") if p.name.endswith(("-wal", "-shm"))]
+        assert left == [], args
+
+
+def test_a_closed_library_opens_again_when_read():
+    from rlpapers import Library
+
+    with Library() as lib:
+        first = lib.get("qerl")
+        lib.search("entropy")
+        store, index = lib.store, lib.index
+    assert "store" not in lib.__dict__ and "index" not in lib.__dict__
+    assert "con" not in store.__dict__ and index._searcher is None
+    assert lib.get("qerl") == first  # a later call opens the store again
+    lib.close()

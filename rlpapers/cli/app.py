@@ -321,6 +321,7 @@ def library(ctx: typer.Context) -> Any:
 
         settings = resolve(obj.get("corpus"), obj.get("index_dir"), obj.get("encoding"))
         obj["library"] = Library(settings=settings, progress=render.BuildProgress())
+        ctx.call_on_close(obj["library"].close)  # closed by the run, not left to the collector
     return obj["library"]
 
 

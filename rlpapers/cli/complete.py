@@ -27,7 +27,8 @@ def refs(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     """Citation keys (and ids, from four characters on) that start with what is typed, each
     with its title; nothing when the corpus cannot be read (completion must never fail)."""
     try:
-        papers = _library(ctx).papers
+        with _library(ctx) as library:
+            papers = library.papers
     except Exception:  # a broken config or corpus: offer nothing, say nothing
         return []
     found = [(p.key, _short(p.title)) for p in papers if p.key.startswith(incomplete)]

@@ -179,6 +179,14 @@ class Store:
         self.__dict__.pop("embeddings", None)  # it holds the connection just closed
         self._fresh = False
 
+    def close(self) -> None:
+        """Close the databases this store opened; a later read opens them again."""
+        self.__dict__.pop("embeddings", None)
+        if "con" in self.__dict__:
+            self.__dict__.pop("con").close()
+        if "ledger" in self.__dict__:
+            self.__dict__.pop("ledger").close()
+
     def busy_error(self, error: sqlite3.DatabaseError) -> IndexBusyError:
         """What a reader that met this store busy raises (exit 3)."""
         return IndexBusyError(f"the record store in {self.root} is busy: {error}")
