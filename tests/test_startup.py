@@ -147,7 +147,8 @@ RUNS = [
 
 def test_a_run_closes_its_databases_itself(isolated):
     """The run closes the store and the ledger it opened, rather than leave them to the
-    collector (a connection left open leaves its -wal)."""
+    collector (a connection left open leaves its -wal). ``cli.main`` freezes the collector at
+    exit, so no last collection would close them."""
     env = {"RLPAPERS_INDEX_DIR": str(isolated / "index"), "PATH": "", "HOME": str(isolated)}
     env["RLPAPERS_DATA_DIR"] = str(isolated / "data")
     for args in RUNS:
@@ -162,6 +163,19 @@ def test_a_run_closes_its_databases_itself(isolated):
         assert done.stdout.strip()
         left = [p.name for p in isolated.rglob("*") if p.name.endswith(("-wal", "-shm"))]
         assert left == [], args
+
+
+def test_a_command_runs_with_the_collector_on():
+    import gc
+
+    from .conftest import run
+
+    gc.disable()  # as cli.main leaves it while the app starts
+    try:
+        run("list", "--format", "ids")
+        assert gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_a_closed_library_opens_again_when_read():
