@@ -46,12 +46,14 @@ class Library:
         self.progress = progress
 
     def close(self) -> None:
-        """Close the record store and the search index, if they were opened (``with Library()
-        as lib:`` does it on leaving). The library stays usable: a later call opens them again."""
+        """Close the record store, the ledger and the search index, if they were opened
+        (``with Library() as lib:`` does it on leaving). The library stays usable: a later call
+        opens them again. A search being read lazily (``iter_search``, ``search_ids``) ends with
+        a ``ValueError``, as reading a closed file does."""
         if "index" in self.__dict__:
-            self.__dict__.pop("index").close()
+            self.index.close()
         if "store" in self.__dict__:
-            self.__dict__.pop("store").close()
+            self.store.close()
 
     def __enter__(self) -> Library:
         return self

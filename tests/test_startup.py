@@ -165,17 +165,32 @@ def test_a_run_closes_its_databases_itself(isolated):
         assert left == [], args
 
 
-def test_a_command_runs_with_the_collector_on():
-    import gc
-
-    from .conftest import run
-
-    gc.disable()  # as cli.main leaves it while the app starts
+MAIN_PROBE = """
+import atexit, gc, sys
+from rlpapers.cli import main
+atexit.register(lambda: print("at exit", gc.get_freeze_count() > 0, file=sys.stderr))
+for args in (["--help"], ["list", "-f", "ids"], ["no-such-command"], ["list", "-f", "ids"]):
+    sys.argv = ["rlpapers", *args]
     try:
-        run("list", "--format", "ids")
-        assert gc.isenabled()
-    finally:
-        gc.enable()
+        main()
+    except SystemExit:
+        pass
+    print(gc.isenabled(), gc.get_freeze_count(), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_main_leaves_the_collector_as_it_found_it_until_exit(isolated, collecting):
+    """``main`` turns the collector off while the app starts and freezes every object only at
+    exit: called again and again in one process, it changes nothing a caller would see."""
+    env = {"RLPAPERS_INDEX_DIR": str(isolated / "index"), "PATH": "", "HOME": str(isolated)}
+    env["RLPAPERS_DATA_DIR"] = str(isolated / "data")
+    probe = MAIN_PROBE if collecting else "import gc; gc.disable()\n" + MAIN_PROBE
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    lines = [line for line in done.stderr.splitlines() if line.startswith(("True", "False", "at"))]
+    assert lines == [f"{collecting} 0"] * 4 + ["at exit True"], done.stderr
 
 
 def test_a_closed_library_opens_again_when_read():
@@ -185,7 +200,19 @@ def test_a_closed_library_opens_again_when_read():
         first = lib.get("qerl")
         lib.search("entropy")
         store, index = lib.store, lib.index
-    assert "store" not in lib.__dict__ and "index" not in lib.__dict__
     assert "con" not in store.__dict__ and index._searcher is None
     assert lib.get("qerl") == first  # a later call opens the store again
-    lib.close()
+    index.search("entropy")  # so does the index taken before
+    lib.close()  # and closing again reaches what was opened again
+    assert "con" not in store.__dict__ and index._searcher is None
+
+
+def test_a_lazy_search_read_after_close_says_so(isolated):
+    from rlpapers import Library
+
+    with Library() as lib:
+        ids = lib.search_ids("model", limit=None)
+        hits = lib.iter_search("model", limit=None)
+    for stream in (ids, hits):
+        with pytest.raises(ValueError, match="after its index was closed"):
+            list(stream)

@@ -4,23 +4,29 @@ from __future__ import annotations
 
 
 def main() -> None:
+    import atexit
     import gc
     import sys
 
     # The cyclic garbage collector is kept out of start-up and exit, where it only walks objects
-    # that live as long as the process: start-up makes modules, classes and the Click command
-    # (the command itself runs with the collector on: ``Group.invoke`` turns it back on), and at
-    # exit a last full collection would walk every object once more just before the process
-    # gives them all back. Freezing them skips that walk; what the run opened (the store, the
-    # index) it has closed itself. See docs/performance.md, "the collector at start-up and exit".
+    # that live as long as the process. Start-up makes modules, classes and the app, so the
+    # collector is off until the app is made (the command runs with it as it was). At exit, a
+    # last full collection would walk every object once more just before the process gives
+    # them all back: freezing them first skips that walk. What a run opens (the store, the
+    # index) it closes itself. See docs/performance.md, "the collector at start-up and exit".
+    collecting = gc.isenabled()
     gc.disable()
     try:
         from .app import app_for
 
-        _guard_closed_streams()
-        app_for(sys.argv[1:])(prog_name="rlpapers")
+        app = app_for(sys.argv[1:])
     finally:
-        gc.freeze()
+        if collecting:
+            gc.enable()
+    atexit.unregister(gc.freeze)  # once, however often main runs in one process
+    atexit.register(gc.freeze)
+    _guard_closed_streams()
+    app(prog_name="rlpapers")
 
 
 def _guard_closed_streams() -> None:

@@ -1,7 +1,6 @@
 """The Typer app: thin commands that wire options to library calls and hand results to render."""
 
 import copy
-import gc
 import os
 import sys
 import warnings
@@ -56,7 +55,6 @@ class Group(TyperGroup):
         return super().parse_args(ctx, hoist_globals(args))
 
     def invoke(self, ctx: Any) -> Any:
-        gc.enable()  # the command runs with the collector, which start-up left off (cli.main)
         with warnings.catch_warnings():
             warnings.simplefilter("always", ParseWarning)
             warnings.simplefilter("always", IndexNotice)

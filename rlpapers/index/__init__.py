@@ -159,7 +159,7 @@ class Index:
         terms = query_terms(parsed, reader) if snippets else None
         authors = query_terms(parsed, reader, {"author"})
         pairs = self._ranked(results, filters, phrase, sort, rerank)
-        return (
+        return _while_open(
             _hit(paper, score, rank, terms, authors)
             for rank, (paper, score) in enumerate(islice(pairs, limit), 1)
         )
@@ -178,10 +178,10 @@ class Index:
         parsed, phrase, results = self._run(query, limit, filters, sort, window)
         if filters or sort != "score":
             pairs = self._ranked(results, filters, phrase, sort, window)
-            return islice((paper.id for paper, _ in pairs), limit)
+            return _while_open(islice((paper.id for paper, _ in pairs), limit))
         rest = iter(results)
         head = [p.id for p, _ in self._window(rest, phrase, window)] if phrase else []
-        return islice(chain(head, (hit["id"] for hit in rest)), limit)
+        return _while_open(islice(chain(head, (hit["id"] for hit in rest)), limit))
 
     def matches(
         self,
@@ -409,6 +409,18 @@ def _sorted(hits: list[tuple[Paper, float]], sort: str) -> list[tuple[Paper, flo
     if sort == "key":
         return sorted(hits, key=lambda h: h[0].key)
     return hits
+
+
+def _while_open(items: Iterator[T]) -> Iterator[T]:
+    """``items``, read lazily from a searcher: one that was closed meanwhile (``Index.close``,
+    ``Library.close``) ends the stream with a ``ValueError`` saying so, not Whoosh's bare
+    ``ReaderClosed``."""
+    from whoosh.reading import ReaderClosed
+
+    try:
+        yield from items
+    except ReaderClosed:
+        raise ValueError("a search read after its index was closed") from None
 
 
 def _hit(paper: Paper, score: float, rank: int, terms: set[str] | None, authors: set[str]) -> Hit:
