@@ -642,7 +642,20 @@ def test_one_lookup_rule_for_the_library_and_load_corpus():
         corpus.get("qerll")
 
 
-def test_ctrl_c_during_a_multiprocess_build_is_one_line_and_exit_130(tmp_path):
+#: Ctrl-C as the parallel writer starts to commit (most of a build: its workers finish, their
+#: parts merge), sent by the process to its own group at that moment.
+CTRL_C_AT_COMMIT = """
+import os, signal, whoosh.multiproc as mp
+commit = mp.MpWriter.commit
+def interrupted(self, *args, **kwargs):
+    os.killpg(os.getpgrp(), signal.SIGINT)
+    return commit(self, *args, **kwargs)
+mp.MpWriter.commit = interrupted
+"""
+
+
+@pytest.mark.parametrize("moment", ["adding", "committing"])
+def test_ctrl_c_during_a_multiprocess_build_is_one_line_and_exit_130(tmp_path, moment):
     import signal
 
     corpus = tmp_path / "corpus"
@@ -660,14 +673,16 @@ def test_ctrl_c_during_a_multiprocess_build_is_one_line_and_exit_130(tmp_path):
     subprocess.run(argv[:-4] + ["list", "-f", "ids"], check=True, capture_output=True, timeout=120)
     import psutil
 
+    run = [*argv[:2], (CTRL_C_AT_COMMIT if moment == "committing" else "") + script, *argv[3:]]
     proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        run, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
-    deadline = time.time() + 180
-    while time.time() < deadline and not psutil.Process(proc.pid).children():
-        time.sleep(0.05)
-    assert psutil.Process(proc.pid).children(), "the writer never started its workers"
-    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
+    if moment == "adding":
+        deadline = time.time() + 180
+        while time.time() < deadline and not psutil.Process(proc.pid).children():
+            time.sleep(0.05)
+        assert psutil.Process(proc.pid).children(), "the writer never started its workers"
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
     out, err = proc.communicate(timeout=180)
     assert proc.returncode == 130 and err == "note: interrupted\n", err
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)

@@ -16,6 +16,7 @@ last good generation is served with a warning.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -281,11 +282,12 @@ def _write_all(ix: Any, papers: Iterable[Paper], total: int, tick: Progress) -> 
         for n, paper in enumerate(papers, 1):
             writer.add_document(**document(paper))
             tick(n, total)
+        writer.commit()  # most of a parallel build: the workers finish and their parts merge
     except BaseException:
-        _stop_children(writer)
-        writer.cancel()
+        _stop_children(writer)  # before the build's folder is removed under them
+        with contextlib.suppress(Exception):  # a commit that failed midway may have closed it
+            writer.cancel()
         raise
-    writer.commit()
 
 
 def _release_memory() -> None:
