@@ -107,7 +107,7 @@ def write_stdout(text: str, stream: IO[str] | None = None) -> None:
         buffer = getattr(stream, "buffer", None)
         if buffer is not None:
             stream.flush()
-            buffer.write(encode(text))
+            _write_all(buffer, encode(text))
             buffer.flush()
         else:
             stream.write(encode(text).decode("utf-8"))
@@ -117,3 +117,15 @@ def write_stdout(text: str, stream: IO[str] | None = None) -> None:
     except (OSError, ValueError) as error:
         reason = getattr(error, "strerror", None) or str(error)
         raise OutputError(f"cannot write the output: {reason}") from None
+
+
+def _write_all(buffer: IO[bytes], data: bytes) -> None:
+    """Write all of ``data``. A buffered write larger than its buffer may take only part of it
+    (to a pipe whose reader went away, what fitted) and say so only by its count; the next
+    write then meets the broken pipe, as a writer whose reader left should."""
+    view = memoryview(data)
+    while view:
+        written = buffer.write(view)
+        if not written:
+            raise OSError("the output took nothing")
+        view = view[written:]

@@ -6,6 +6,7 @@ Each test here is one row of docs/reliability.md.
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import shutil
@@ -161,6 +162,38 @@ def test_a_reader_gone_before_the_output_is_exit_141_at_once(fmt):
     finally:
         os.close(write)
     assert proc.returncode == 141 and proc.stderr == b""
+
+
+@posix_only
+def test_a_reader_gone_midway_through_one_large_write_is_exit_141():
+    """The JSON Lines of the seeds (about 75 KB) go out in one write, larger than a pipe holds:
+    the reader leaves while it blocks, and the write took only part (which Python says only by
+    its count). That is exit 141 like any broken pipe, not a success with the rest dropped."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rlpapers", "list", "-f", "jsonl"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdout.read(10)
+    time.sleep(0.5)  # the writer fills the pipe and waits
+    proc.stdout.close()
+    assert proc.wait(timeout=TIMEOUT) == 141
+    assert proc.stderr is not None and proc.stderr.read() == b""
+
+
+def test_stdout_gets_every_byte_of_a_write_it_takes_in_parts():
+    from rlpapers.files import write_stdout
+
+    class Sink(io.BytesIO):
+        def write(self, data) -> int:  # what a pipe's buffered writer may do: take part
+            return super().write(bytes(data[:5]))
+
+    class Stream(io.StringIO):
+        buffer = Sink()
+
+    stream = Stream()
+    write_stdout("naïve " * 1000, stream)
+    assert stream.buffer.getvalue().decode() == "naïve " * 1000
 
 
 def test_the_table_is_drawn_in_chunks_so_a_long_listing_starts_at_once(monkeypatch):
