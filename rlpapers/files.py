@@ -13,6 +13,7 @@ An output file is never left half-written and never clobbers what it should not:
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -126,6 +127,6 @@ def _write_all(buffer: IO[bytes], data: bytes) -> None:
     view = memoryview(data)
     while view:
         written = buffer.write(view)
-        if not written:
-            raise OSError("the output took nothing")
+        if not written:  # a non-blocking stdout that is full
+            raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
         view = view[written:]

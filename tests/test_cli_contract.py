@@ -328,7 +328,9 @@ def _searches_asked(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     monkeypatch.setattr(
         index.Index,
         "_search",
-        lambda self, q, limit, exact=False: limits.append(limit) or real(self, q, limit, exact),
+        lambda self, q, limit, exact=False, **rest: (
+            limits.append(limit) or real(self, q, limit, exact, **rest)
+        ),
     )
     return limits
 

@@ -196,6 +196,20 @@ def test_stdout_gets_every_byte_of_a_write_it_takes_in_parts():
     assert stream.buffer.getvalue().decode() == "naïve " * 1000
 
 
+def test_a_full_non_blocking_stdout_is_named():
+    from rlpapers.files import OutputError, write_stdout
+
+    class Full(io.BytesIO):
+        def write(self, data) -> None:  # a non-blocking pipe with no room: nothing taken
+            return None
+
+    class Stream(io.StringIO):
+        buffer = Full()
+
+    with pytest.raises(OutputError, match="cannot write the output: Resource temporarily"):
+        write_stdout("x", Stream())
+
+
 def test_the_table_is_drawn_in_chunks_so_a_long_listing_starts_at_once(monkeypatch):
     from rlpapers.cli import render
 

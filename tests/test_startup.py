@@ -207,6 +207,36 @@ def test_a_closed_library_opens_again_when_read():
     assert "con" not in store.__dict__ and index._searcher is None
 
 
+ZEBRAFISH = (
+    "\n\nDeep Learning · Biology\n\nAda Lovelace\n\nWe propose ZebrafishRL, a reinforcement "
+    "learning method that teaches simulated zebrafish to swim against a current.\n"
+)
+
+
+def test_a_closed_library_sees_the_corpus_and_the_index_as_they_are_now(seeds_copy):
+    """Opening again is opening anew: an edit made while the library was closed shows, and a
+    search view another process rebuilt meanwhile is read, not taken for damage."""
+    import warnings
+
+    from rlpapers import Library
+    from rlpapers.errors import IndexNotice
+
+    from .conftest import run
+
+    lib = Library(corpus=[seeds_copy])
+    assert lib.search("entropy") and not lib.search("zebrafishrl")
+    lib.close()
+    with (seeds_copy / "003_9c520f58a50b3392.txt").open("a", encoding="utf-8") as file:
+        file.write(ZEBRAFISH)
+    assert [hit.paper.key for hit in lib.search("zebrafishrl")] == ["lovelace_zebrafishrl"]
+    lib.close()
+    run("--corpus", seeds_copy, "index")  # another process builds a new view, the old one goes
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IndexNotice)
+        assert lib.search("entropy")
+    lib.close()
+
+
 def test_a_lazy_search_read_after_close_says_so(isolated):
     from rlpapers import Library
 
@@ -216,3 +246,22 @@ def test_a_lazy_search_read_after_close_says_so(isolated):
     for stream in (ids, hits):
         with pytest.raises(ValueError, match="after its index was closed"):
             list(stream)
+
+
+def test_a_lazy_search_closed_between_its_pages_says_so(monkeypatch):
+    """The second page of an unlimited search comes from the first page's searcher: a library
+    closed in between does not quietly open a new one."""
+    import rlpapers.index as index
+    from rlpapers import Library
+
+    monkeypatch.setattr(index, "FIRST_PAGE", 5)
+    monkeypatch.setattr(index, "RANK_ALL_UPTO", 0)
+    lib = Library()
+    everything = list(lib.search_ids("model", limit=None))
+    assert len(everything) > 5
+    stream = lib.search_ids("model", limit=None)
+    assert [next(stream) for _ in range(5)] == everything[:5]
+    lib.close()
+    with pytest.raises(ValueError, match="after its index was closed"):
+        list(stream)
+    assert lib.index._searcher is None

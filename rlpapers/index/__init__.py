@@ -107,9 +107,11 @@ class Index:
         return action()
 
     def close(self) -> None:
+        """Close the searcher; the next search opens the view again, caught up with the store."""
         if self._searcher is not None:
             self._searcher.close()
             self._searcher = None
+        self._opened = None
 
     def status(self) -> dict[str, Any]:
         """The search index's state (fresh, stale, damaged or missing), without writing."""
@@ -227,19 +229,23 @@ class Index:
             return parsed, phrase, self._pages(parsed, results, fetch)
         return parsed, phrase, results
 
-    def _search(self, parsed: Any, limit: int | None, exact: bool = False) -> Any:
+    def _search(
+        self, parsed: Any, limit: int | None, exact: bool = False, searcher: Any = None
+    ) -> Any:
         """Whoosh's results for ``parsed``: the best ``limit`` (all with None). With ``exact``
         the top ``limit`` are collected without Whoosh's shortcuts (skipping blocks and dropping
         parts of the query whose best score looks too low to matter): their bounds are wrong for
         AND, NOT, ``+word`` and field queries, which then lost hits or parts of their scores, and
         a limited search was no prefix of the unlimited one. A plain query (words OR-ed) keeps
-        them: they hold there, and they make a search of common words several times quicker."""
+        them: they hold there, and they make a search of common words several times quicker.
+        ``searcher``: another than the index's current one (a lazy search's own)."""
+        searcher = searcher or self.searcher
         if limit is None or not exact:
-            return self.searcher.search(parsed, limit=limit)
+            return searcher.search(parsed, limit=limit)
         from whoosh.collectors import TopCollector
 
         collector = TopCollector(limit, usequality=False, replace=0)
-        self.searcher.search_with_collector(parsed, collector)
+        searcher.search_with_collector(parsed, collector)
         return collector.results()
 
     def _pages(self, parsed: Any, first: Any, size: int) -> Iterator[Any]:
@@ -250,7 +256,9 @@ class Index:
         if first.scored_length() < size:
             return
         seen = {hit.docnum for hit in first}
-        yield from (hit for hit in self._search(parsed, limit=None) if hit.docnum not in seen)
+        # from the searcher of the first page: if the index was closed meanwhile, that says so
+        rest = self._search(parsed, limit=None, searcher=first.searcher)
+        yield from (hit for hit in rest if hit.docnum not in seen)
 
     def _ranked(  # noqa: PLR0913
         self,

@@ -180,7 +180,9 @@ class Store:
         self._fresh = False
 
     def close(self) -> None:
-        """Close the databases this store opened; a later read opens them again."""
+        """Close the databases this store opened; a later read opens them again and first
+        checks the corpus files, as a new store would."""
+        self._fresh = False
         self.__dict__.pop("embeddings", None)
         if "con" in self.__dict__:
             self.__dict__.pop("con").close()
