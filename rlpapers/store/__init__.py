@@ -171,23 +171,25 @@ class Store:
         page); the next read rebuilds it. Once, however many processes found it so. Any other
         error (a full disk, a read-only file) only reopens it."""
         seen = _instance(self.con) if damaged(error) else None
-        self.con.close()
+        self._let_go()
         path = self.root / FILE_NAME
         why = f"the record store in {self.root} was damaged ({error})"
         self._replace(path, why, damaged=seen).close()
-        del self.con
-        self.__dict__.pop("embeddings", None)  # it holds the connection just closed
-        self._fresh = False
 
     def close(self) -> None:
         """Close the databases this store opened; a later read opens them again and first
         checks the corpus files, as a new store would."""
+        self._let_go()
+        if "ledger" in self.__dict__:
+            self.__dict__.pop("ledger").close()
+
+    def _let_go(self) -> None:
+        """Close the records' connection, and forget what was read through it: the vectors'
+        table (it holds the connection) and that the records were fresh."""
         self._fresh = False
         self.__dict__.pop("embeddings", None)
         if "con" in self.__dict__:
             self.__dict__.pop("con").close()
-        if "ledger" in self.__dict__:
-            self.__dict__.pop("ledger").close()
 
     def busy_error(self, error: sqlite3.DatabaseError) -> IndexBusyError:
         """What a reader that met this store busy raises (exit 3)."""
