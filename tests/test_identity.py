@@ -794,7 +794,7 @@ def test_a_parse_on_two_processes_stores_what_one_process_stores(tmp_path, monke
     """A big refresh parses on a process pool, and its workers send back encoded parses, not
     rows; forced here on a small corpus, it stores the records the one-process path stores,
     after a first build and after an edit."""
-    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.pool import Pool
 
     corpus = tmp_path / "corpus"
     shutil.copytree(SEEDS, corpus)
@@ -803,9 +803,9 @@ def test_a_parse_on_two_processes_stores_what_one_process_stores(tmp_path, monke
     alone = Library([corpus], index_dir=tmp_path / "alone").papers
 
     submitted = []
-    submit = ProcessPoolExecutor.submit
+    submit = Pool.apply_async
     monkeypatch.setattr(
-        ProcessPoolExecutor, "submit", lambda pool, *a: submitted.append(a) or submit(pool, *a)
+        Pool, "apply_async", lambda pool, *a: submitted.append(a) or submit(pool, *a)
     )
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr("rlpapers.store.parsing.PARALLEL_BYTES", 0)
@@ -819,3 +819,48 @@ def test_a_parse_on_two_processes_stores_what_one_process_stores(tmp_path, monke
     scratch = Library([corpus], index_dir=tmp_path / "scratch").papers
     assert [p.to_dict() for p in refreshed] == [p.to_dict() for p in scratch]
     assert len(refreshed) == len(alone) + 1
+
+
+#: A parse worker busy with a file for half a minute (a large file on a slow disk).
+SLOW_PARSE = """
+import sys, time
+import rlpapers.store.parsing as parsing
+parsing.PARALLEL_BYTES = 0
+real = parsing.parse_one
+def slow(job):
+    time.sleep(30)
+    return real(job)
+parsing.parse_one = slow
+from rlpapers.cli import main
+sys.argv = ['rlpapers', *sys.argv[1:]]
+main()
+"""
+
+
+def test_ctrl_c_during_a_parse_on_two_processes_stops_at_once(tmp_path):
+    import signal
+
+    import psutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SEEDS, corpus)
+    for name in ("c", "d", "e"):  # more files than workers: some wait their turn
+        _write(corpus / f"{name}.txt", f"Topic\n\n{_abstract(f'{name.upper()}RL, a method')}\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW_PARSE, "--corpus", str(corpus), "list", "-f", "ids"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and len(psutil.Process(proc.pid).children()) < 2:
+        time.sleep(0.05)
+    workers = psutil.Process(proc.pid).children()
+    assert len(workers) == 2, "the parse never started its workers"
+    started = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
+    err = proc.communicate(timeout=60)[1]
+    assert time.monotonic() - started < 10  # not the half minute the workers had left
+    assert proc.returncode == 130 and err == "note: interrupted\n", err
+    assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]

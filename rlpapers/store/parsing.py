@@ -47,16 +47,32 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
         yield from (parse_one(job) for job in jobs)
         return
     from collections import deque
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing import Pool
+    from multiprocessing.pool import AsyncResult
 
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        pending: deque[Future[Parsed]] = deque()
+    # The workers leave Ctrl-C to this process, which stops them at once (a worker may be
+    # minutes into a large file: a pool that waits for it keeps the user waiting as long).
+    pool = Pool(2, initializer=_leave_ctrl_c_to_the_parent)
+    try:
+        pending: deque[AsyncResult[Parsed]] = deque()
         for job in jobs:
-            pending.append(pool.submit(parse_one, job))
+            pending.append(pool.apply_async(parse_one, (job,)))
             if len(pending) >= 4:
-                yield pending.popleft().result()
+                yield pending.popleft().get()
         while pending:
-            yield pending.popleft().result()
+            yield pending.popleft().get()
+        pool.close()
+    except BaseException:  # Ctrl-C, a failed parse, a reader that stopped early
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+
+
+def _leave_ctrl_c_to_the_parent() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def parse_one(job: Job) -> Parsed:
