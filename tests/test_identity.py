@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -794,7 +795,7 @@ def test_a_parse_on_two_processes_stores_what_one_process_stores(tmp_path, monke
     """A big refresh parses on a process pool, and its workers send back encoded parses, not
     rows; forced here on a small corpus, it stores the records the one-process path stores,
     after a first build and after an edit."""
-    from multiprocessing.pool import Pool
+    from concurrent.futures import ProcessPoolExecutor
 
     corpus = tmp_path / "corpus"
     shutil.copytree(SEEDS, corpus)
@@ -803,9 +804,9 @@ def test_a_parse_on_two_processes_stores_what_one_process_stores(tmp_path, monke
     alone = Library([corpus], index_dir=tmp_path / "alone").papers
 
     submitted = []
-    submit = Pool.apply_async
+    submit = ProcessPoolExecutor.submit
     monkeypatch.setattr(
-        Pool, "apply_async", lambda pool, *a: submitted.append(a) or submit(pool, *a)
+        ProcessPoolExecutor, "submit", lambda pool, *a: submitted.append(a) or submit(pool, *a)
     )
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr("rlpapers.store.parsing.PARALLEL_BYTES", 0)
@@ -837,9 +838,9 @@ main()
 """
 
 
-def test_ctrl_c_during_a_parse_on_two_processes_stops_at_once(tmp_path):
-    import signal
-
+def _slow_parse(tmp_path: Path) -> tuple[subprocess.Popen[str], list[Any]]:
+    """A first build parsing on two processes, and its two workers, half a minute into their
+    files."""
     import psutil
 
     corpus = tmp_path / "corpus"
@@ -858,9 +859,30 @@ def test_ctrl_c_during_a_parse_on_two_processes_stops_at_once(tmp_path):
         time.sleep(0.05)
     workers = psutil.Process(proc.pid).children()
     assert len(workers) == 2, "the parse never started its workers"
+    return proc, workers
+
+
+@pytest.mark.parametrize(
+    ("stop", "code", "message"),
+    [
+        ("ctrl-c", 130, "note: interrupted\n"),
+        ("a worker killed", 2, "error: a process parsing the corpus ended abruptly"),
+    ],
+)
+def test_a_parse_on_two_processes_stops_at_once(tmp_path, stop, code, message):
+    """Ctrl-C (the whole process group, as a terminal sends it) or a worker killed (for
+    memory) ends the run at once with one line, not after the files the workers are on."""
+    import signal
+
+    import psutil
+
+    proc, workers = _slow_parse(tmp_path)
     started = time.monotonic()
-    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
+    if stop == "ctrl-c":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        workers[0].kill()
     err = proc.communicate(timeout=60)[1]
     assert time.monotonic() - started < 10  # not the half minute the workers had left
-    assert proc.returncode == 130 and err == "note: interrupted\n", err
+    assert proc.returncode == code and err.startswith(message) and err.count("\n") == 1, err
     assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]

@@ -10,11 +10,14 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import ParseWarning
+from ..errors import ParseWarning, RlpapersError
 from ..parse import parse_bytes
 from .db import Garbled, loads
+
+if TYPE_CHECKING:
+    from multiprocessing.queues import SimpleQueue
 
 PARALLEL_BYTES = 2_000_000  # below this much text to parse, one process is quicker
 _WORDS = re.compile(r"[a-z][a-z\-']+[a-z]")
@@ -47,32 +50,51 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
         yield from (parse_one(job) for job in jobs)
         return
     from collections import deque
-    from multiprocessing import Pool
-    from multiprocessing.pool import AsyncResult
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    from multiprocessing import SimpleQueue as new_queue
 
-    # The workers leave Ctrl-C to this process, which stops them at once (a worker may be
-    # minutes into a large file: a pool that waits for it keeps the user waiting as long).
-    pool = Pool(2, initializer=_leave_ctrl_c_to_the_parent)
+    # The workers leave Ctrl-C to this process, which stops them at once: a worker may be
+    # minutes into a large file, and a pool that waits for it keeps the user waiting as long.
+    # (A worker that dies, killed for memory, breaks the pool: an error, never a wait.)
+    started: SimpleQueue[int] = new_queue()
+    pool = ProcessPoolExecutor(2, initializer=_worker_started, initargs=(started,))
     try:
-        pending: deque[AsyncResult[Parsed]] = deque()
+        pending: deque[Future[Parsed]] = deque()
         for job in jobs:
-            pending.append(pool.apply_async(parse_one, (job,)))
+            pending.append(pool.submit(parse_one, job))
             if len(pending) >= 4:
-                yield pending.popleft().get()
+                yield pending.popleft().result()
         while pending:
-            yield pending.popleft().get()
-        pool.close()
+            yield pending.popleft().result()
+    except BrokenProcessPool:
+        raise RlpapersError(
+            "a process parsing the corpus ended abruptly (killed, perhaps for lack of memory); "
+            "the records are as they were: run the command again"
+        ) from None
     except BaseException:  # Ctrl-C, a failed parse, a reader that stopped early
-        pool.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        _stop_workers(started)
         raise
     finally:
-        pool.join()
+        pool.shutdown()
 
 
-def _leave_ctrl_c_to_the_parent() -> None:
+def _worker_started(started: SimpleQueue[int]) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    started.put(os.getpid())
+
+
+def _stop_workers(started: SimpleQueue[int]) -> None:
+    import signal
+
+    while not started.empty():
+        try:
+            os.kill(started.get(), signal.SIGTERM)
+        except ProcessLookupError:  # it had ended
+            pass
 
 
 def parse_one(job: Job) -> Parsed:
