@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -50,6 +51,16 @@ def test_warm_search_imports_only_what_it_uses(isolated):
     )  # and later imports get the real modules
 
 
+def _child_env(home: Path) -> dict[str, str]:
+    """A child process's whole environment: its own home, index and data folders, no PATH."""
+    return {
+        "RLPAPERS_INDEX_DIR": str(home / "index"),
+        "RLPAPERS_DATA_DIR": str(home / "data"),
+        "PATH": "",
+        "HOME": str(home),
+    }
+
+
 LIST_PROBE = """
 import json, sys
 from rlpapers.cli import main
@@ -63,8 +74,7 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 
 
 def test_a_warm_list_loads_no_parser_platformdirs_or_whoosh(isolated):
-    env = {"RLPAPERS_INDEX_DIR": str(isolated / "index"), "PATH": "", "HOME": str(isolated)}
-    env["RLPAPERS_DATA_DIR"] = str(isolated / "data")
+    env = _child_env(isolated)
     run = [sys.executable, "-c", LIST_PROBE]
     subprocess.run(run, env=env, check=True, capture_output=True)  # builds the store
     out = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
@@ -149,8 +159,7 @@ def test_a_run_closes_its_databases_itself(isolated):
     """The run closes the store and the ledger it opened, rather than leave them to the
     collector (a connection left open leaves its -wal). ``cli.main`` freezes the collector at
     exit, so no last collection would close them."""
-    env = {"RLPAPERS_INDEX_DIR": str(isolated / "index"), "PATH": "", "HOME": str(isolated)}
-    env["RLPAPERS_DATA_DIR"] = str(isolated / "data")
+    env = _child_env(isolated)
     for args in RUNS:
         done = subprocess.run(
             [sys.executable, "-m", "rlpapers", *args],
@@ -183,8 +192,7 @@ for args in (["--help"], ["list", "-f", "ids"], ["no-such-command"], ["list", "-
 def test_main_leaves_the_collector_as_it_found_it_until_exit(isolated, collecting):
     """``main`` turns the collector off while the app starts and freezes every object only at
     exit: called again and again in one process, it changes nothing a caller would see."""
-    env = {"RLPAPERS_INDEX_DIR": str(isolated / "index"), "PATH": "", "HOME": str(isolated)}
-    env["RLPAPERS_DATA_DIR"] = str(isolated / "data")
+    env = _child_env(isolated)
     probe = MAIN_PROBE if collecting else "import gc; gc.disable()\n" + MAIN_PROBE
     done = subprocess.run(
         [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
