@@ -643,6 +643,12 @@ def test_one_lookup_rule_for_the_library_and_load_corpus():
         corpus.get("qerll")
 
 
+#: The end of a ``python -c`` script that runs the CLI on the script's own arguments.
+RUN_MAIN = (
+    "import sys\nfrom rlpapers.cli import main\nsys.argv = ['rlpapers', *sys.argv[1:]]\nmain()\n"
+)
+
+
 #: Ctrl-C as the parallel writer starts to commit (most of a build: its workers finish, their
 #: parts merge), sent by the process to its own group at that moment.
 CTRL_C_AT_COMMIT = """
@@ -666,10 +672,7 @@ def test_ctrl_c_during_a_multiprocess_build_is_one_line_and_exit_130(tmp_path, m
         for i in range(3000)
     ]
     (corpus / "a.txt").write_text("Topic\n\n" + "\n\n".join(blocks) + "\n")
-    script = (
-        "import sys\nimport rlpapers.index.view as view\nview.PARALLEL_FROM = 1\n"
-        "from rlpapers.cli import main\nsys.argv = ['rlpapers', *sys.argv[1:]]\nmain()\n"
-    )
+    script = "import rlpapers.index.view as view\nview.PARALLEL_FROM = 1\n" + RUN_MAIN
     argv = [sys.executable, "-c", script, "--corpus", str(corpus), "search", "policy", "-f", "ids"]
     subprocess.run(argv[:-4] + ["list", "-f", "ids"], check=True, capture_output=True, timeout=120)
     import psutil
@@ -823,7 +826,8 @@ def test_a_parse_on_two_processes_stores_what_one_process_stores(tmp_path, monke
 
 
 #: A parse worker busy with a file for half a minute (a large file on a slow disk).
-SLOW_PARSE = """
+SLOW_PARSE = (
+    """
 import sys, time
 import rlpapers.store.parsing as parsing
 parsing.PARALLEL_BYTES = 0
@@ -832,10 +836,9 @@ def slow(job):
     time.sleep(30)
     return real(job)
 parsing.parse_one = slow
-from rlpapers.cli import main
-sys.argv = ['rlpapers', *sys.argv[1:]]
-main()
 """
+    + RUN_MAIN
+)
 
 
 def _slow_parse(tmp_path: Path) -> tuple[subprocess.Popen[str], list[Any]]:
