@@ -201,10 +201,12 @@ def protect_capitals(title: str) -> str:
     parts = []
     position = 0
     for math in _math_spans(title):
-        parts.append(
-            re.sub(r"(?<![\\\w])[A-Za-z][\w\-]*[A-Za-z0-9]", guard, title[position : math.start()])
-        )
+        parts.append(re.sub(_TITLE_WORD, guard, title[position : math.start()]))
         parts.append("{" + math.group(0) + "}")
         position = math.end()
-    parts.append(re.sub(r"(?<![\\\w])[A-Za-z][\w\-]*[A-Za-z0-9]", guard, title[position:]))
+    parts.append(re.sub(_TITLE_WORD, guard, title[position:]))
     return "".join(parts)
+
+
+#: A word of a title outside math (not after a backslash: ``\alpha`` is a command).
+_TITLE_WORD = r"(?<![\\\w])[A-Za-z][\w\-]*[A-Za-z0-9]"
