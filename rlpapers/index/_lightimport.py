@@ -61,6 +61,11 @@ def deferred_imports() -> Iterator[None]:
 def import_whoosh() -> None:
     """Import the Whoosh modules rlpapers uses, without their unused heavy dependencies."""
     with deferred_imports():
+        import whoosh.compat
+
+        from ._unpickle import install
+
+        install()  # before the modules that bind its pickle readers by name
         import whoosh.fields  # noqa: F401
         import whoosh.filedb.filestore  # noqa: F401
         import whoosh.index  # noqa: F401

@@ -1,0 +1,90 @@
+"""Whoosh keeps its schema, segment list and some per-segment tables as pickles in the index
+folder. A pickle can name any function to call, so a file planted there would run code on the
+next search. Every pickle Whoosh reads goes through ``RestrictedUnpickler`` instead, which
+builds only the classes a search view of rlpapers is made of (``ALLOWED``) and refuses
+anything else; the view treats a refused file as damage and rebuilds itself.
+
+``install`` must run after ``whoosh.compat`` is imported and before any other Whoosh module
+is: they bind ``whoosh.compat``'s ``load``/``loads``/``pickle`` by name when imported.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import types
+from typing import IO, Any
+
+#: (module, name) of everything a pickle in a search view may name: the schema's field types,
+#: formats and analyzers (Whoosh's and rlpapers'), the codec and segment list, and the few
+#: builtins protocol 2 makes them with. Collected from views built, updated and searched at
+#: sizes that give several segments; the tests open such views through this list.
+ALLOWED = frozenset(
+    {
+        ("__builtin__", "bytes"),
+        ("__builtin__", "long"),
+        ("_codecs", "encode"),
+        ("builtins", "bytes"),
+        ("builtins", "frozenset"),
+        ("builtins", "int"),
+        ("builtins", "set"),
+        ("collections", "defaultdict"),
+        ("re", "_compile"),
+        ("rlpapers.index.analysis", "AcronymPluralFilter"),
+        ("rlpapers.index.analysis", "FoldFilter"),
+        ("rlpapers.index.analysis", "ProseAnalyzer"),
+        ("rlpapers.index.analysis", "SnowballFilter"),
+        ("rlpapers.index.analysis", "WordTokenizer"),
+        ("whoosh.analysis.analyzers", "CompositeAnalyzer"),
+        ("whoosh.analysis.filters", "LowercaseFilter"),
+        ("whoosh.analysis.filters", "StripFilter"),
+        ("whoosh.analysis.tokenizers", "IDTokenizer"),
+        ("whoosh.analysis.tokenizers", "RegexTokenizer"),
+        ("whoosh.codec.whoosh3", "W3Codec"),
+        ("whoosh.codec.whoosh3", "W3Segment"),
+        ("whoosh.fields", "ID"),
+        ("whoosh.fields", "KEYWORD"),
+        ("whoosh.fields", "NUMERIC"),
+        ("whoosh.fields", "Schema"),
+        ("whoosh.fields", "TEXT"),
+        ("whoosh.formats", "Existence"),
+        ("whoosh.formats", "Frequency"),
+        ("whoosh.formats", "Positions"),
+    }
+)
+
+
+class RestrictedUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in ALLOWED:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"a search index file names {module}.{name}: refused")
+
+
+def load(file: IO[bytes], **options: Any) -> Any:
+    return RestrictedUnpickler(file, **options).load()
+
+
+def loads(data: bytes, **options: Any) -> Any:
+    return RestrictedUnpickler(io.BytesIO(data), **options).load()
+
+
+def _restricted_pickle() -> types.ModuleType:
+    """A stand-in for the ``pickle`` module that writes as pickle does and reads restricted."""
+    module = types.ModuleType("pickle")
+    module.__dict__.update(
+        {name: getattr(pickle, name) for name in dir(pickle) if not name.startswith("__")}
+    )
+    module.load = load  # type: ignore[attr-defined]
+    module.loads = loads  # type: ignore[attr-defined]
+    module.Unpickler = RestrictedUnpickler  # type: ignore[attr-defined]
+    return module
+
+
+def install() -> None:
+    """Make ``whoosh.compat`` hand out the restricted readers."""
+    import whoosh.compat
+
+    whoosh.compat.load = load
+    whoosh.compat.loads = loads
+    whoosh.compat.pickle = _restricted_pickle()
