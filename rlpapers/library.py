@@ -106,26 +106,30 @@ class Library:
         return self.store.keys()
 
     def pin_keys(self) -> list[tuple[Path, int]]:
-        """Write every paper's key into a ``keys.yaml`` beside its corpus file or folder (never
-        into the bundled seeds); returns each file written with its number of keys."""
+        """Write every paper's key into a ``keys.yaml`` beside its corpus file or folder, as the
+        corpus names it (never into the bundled seeds), keeping what else the file holds;
+        returns each file written with its number of keys (``pins``)."""
         from .config import bundled_seeds
-        from .metadata import write_keys
         from .parse import paper_id
+        from .pins import write_keys
         from .store.files import KEYS_FILE
 
         seeds = bundled_seeds().resolve()
-        by_folder: dict[Path, dict[str, str]] = {}
+        given = {str(p.resolve()): p for p in self.files}  # a symlink's folder, not its target's
+        by_folder: dict[Path, list[tuple[str, str, tuple[str, ...]]]] = {}
         papers = {p.id: p for p in self.papers}
         for pid, key, file in self.keys():
-            folder = Path(file).parent
-            if folder == seeds:
+            folder = given.get(file, Path(file)).parent
+            if folder.resolve() == seeds:
                 continue
-            # the content id: what a fresh ledger will know this paper by
-            target = paper_id(papers[pid].abstract) if pid in papers else pid
-            by_folder.setdefault(folder, {})[target] = key
+            # the content id: what a fresh ledger will know this paper by, unless it is the id
+            # of another paper here (an abstract kept beside its edited version), which wins
+            cid = paper_id(papers[pid].abstract) if pid in papers else pid
+            target = pid if cid != pid and cid in papers else cid
+            by_folder.setdefault(folder, []).append((target, key, (pid, cid, key)))
         return [
-            (folder / KEYS_FILE, write_keys(folder / KEYS_FILE, entries))
-            for folder, entries in by_folder.items()
+            (folder / KEYS_FILE, write_keys(folder / KEYS_FILE, pins))
+            for folder, pins in by_folder.items()
         ]
 
     def select(self, filters: Filters | None = None) -> list[Paper]:

@@ -116,46 +116,6 @@ def _key_lines(path: Path) -> dict[str, int]:
     return {key.value: key.start_mark.line + 1 for key, _ in node.value}
 
 
-def write_keys(path: Path, keys: dict[str, str]) -> int:
-    """Merge ``id -> key`` entries into a keys.yaml (entries for other papers are kept), written
-    atomically; returns how many entries the file holds."""
-    import json
-    import os
-    import tempfile
-
-    entries: dict[str, str] = {}
-    if path.is_file():
-        for override in read_overrides(path):
-            if "key" in override.values:
-                entries[override.target] = override.values["key"]
-    entries.update(keys)
-    lines = [
-        "# Citation keys pinned by `rlpapers keys --pin`: paper id -> key.",
-        "# Read like any metadata file: keep it beside the corpus files so the keys travel with them.",
-    ]
-    lines += [
-        f"{json.dumps(pid)}: {{key: {json.dumps(key)}}}" for pid, key in sorted(entries.items())
-    ]
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write("\n".join(lines) + "\n")
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return len(entries)
-
-
-def _umask() -> int:
-    import os
-
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def read_encoding(path: Path) -> str | None:
     """The ``encoding:`` a metadata file sets for its corpus file(s), checked, or None."""
     import codecs
