@@ -80,6 +80,11 @@ class LedgerError(RlpapersError):
     """The identity ledger cannot be opened or is damaged; it is reported, never replaced."""
 
 
+class LedgerUnwritable(LedgerError):
+    """The identity ledger's folder or file cannot be opened or written (read-only, no
+    permission, not a folder): the ledger itself is sound."""
+
+
 class IndexBusyError(RlpapersError):
     """Another process held the index lock for longer than we were willing to wait."""
 

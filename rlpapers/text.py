@@ -119,3 +119,10 @@ def one_line(text: str) -> str:
     """``text`` fit for a one-line field: valid UTF-8 (``valid_unicode``), and every control
     character (an escape sequence a terminal would obey, a NUL, a line break) a space."""
     return _CONTROLS.sub(" ", valid_unicode(text))
+
+
+def shown(text: str) -> str:
+    """``text`` safe to print in a message: valid UTF-8, and every control character (an
+    escape sequence in a file name, say) written out visibly as ``\\x1b``, so a terminal never
+    obeys it and the reader can still tell which file is meant."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", valid_unicode(text))

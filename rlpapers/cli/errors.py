@@ -12,7 +12,7 @@ from ..errors import (
     IndexBusyError,
     IndexFolderError,
     InputError,
-    LedgerError,
+    LedgerUnwritable,
     NotFoundError,
     OptionNotTaken,
     OutputExists,
@@ -48,7 +48,7 @@ def exit_code_for(error: BaseException) -> int:
 #: What the CLI adds to a library error: the options that mend it (the library names no flags).
 HINTS: dict[type[RlpapersError], str | Callable[[Any], str]] = {
     IndexFolderError: "choose another folder with --index-dir or RLPAPERS_INDEX_DIR",
-    LedgerError: "RLPAPERS_DATA_DIR chooses another data folder",
+    LedgerUnwritable: "RLPAPERS_DATA_DIR chooses another data folder",
     EmbeddingsMissing: lambda e: (
         f"run `rlpapers embed`: about {e.minutes} minute{'s' if e.minutes != 1 else ''} "
         f"for {e.papers} papers"
@@ -85,7 +85,9 @@ def output_failed(error: BaseException) -> bool:
 
 def report(message: str, kind: str = "error") -> None:
     """One line on stderr: red on a terminal, plain text in a pipe or with NO_COLOR."""
-    message = " ".join(str(message).split())
+    from ..text import shown
+
+    message = shown(" ".join(str(message).split()))
     colour = {"error": "31", "warning": "33", "note": "2"}.get(kind, "0")
     if sys.stderr.isatty() and not os.environ.get("NO_COLOR"):
         sys.stderr.write(f"\x1b[{colour}m{kind}:\x1b[0m {message}\n")

@@ -327,7 +327,11 @@ def exported(items: Sequence[Paper], fmt: str, options: dict[str, Any]) -> None:
 
 
 def config(rows: list[tuple[str, str, str]], fmt: str) -> None:
-    """``rlpapers config``: (setting, value, origin) rows."""
+    """``rlpapers config``: (setting, value, origin) rows (a path's control characters shown
+    as escapes: ``shown``)."""
+    from ..text import shown
+
+    rows = [(setting, shown(value), origin) for setting, value, origin in rows]
     if fmt in ("json", "yaml"):
         _emit_structured([{"setting": s, "value": v, "from": o} for s, v, o in rows], fmt)
         return

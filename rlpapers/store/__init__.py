@@ -7,6 +7,8 @@ Two SQLite files:
       meta(name, value)      schema of the parser, a random instance id, the change counter
       files(path, kind, position, size, mtime_ns, sha1)     the corpus and metadata files
       parses(sha1, name, encoding, ids, bases, vocab, rows) each file's parse, by content
+      prints(sha1, name, prints)  the identity fingerprints of a parse's papers (made while
+                             parsing, handed to the ledger when a paper's text is new to it)
       records(id, key, file, fpos, ordinal, digest, copies, changed, data)  finished records
       removed(id, changed)   records that went away, so a search view can catch up
       embeddings(id, model, digest, vector)   sentence vectors, made only when semantic search
@@ -64,7 +66,13 @@ Progress = Callable[[int, int], None]
 T = TypeVar("T")
 
 APP_ID = 0x726C7073  # "rlps"
-VERSION = 3  # 3: parses.rows is zlib-compressed JSON
+VERSION = 4  # 3: parses.rows is zlib-compressed JSON; 4: prints
+#: Schema version -> the script that brings a store of that version to the next (the records
+#: it holds are what an identity ledger written before version 4 learns its fingerprints from).
+UPGRADES = {
+    3: "CREATE TABLE IF NOT EXISTS prints (sha1 TEXT NOT NULL, name TEXT NOT NULL, "
+    "prints BLOB NOT NULL, PRIMARY KEY (sha1, name))",
+}
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, kind TEXT NOT NULL, position INTEGER NOT NULL,
@@ -72,6 +80,8 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, kind TEXT NOT NULL, pos
 CREATE TABLE IF NOT EXISTS parses (sha1 TEXT NOT NULL, name TEXT NOT NULL,
                      encoding TEXT NOT NULL, ids TEXT NOT NULL, bases TEXT NOT NULL,
                      vocab TEXT NOT NULL, rows BLOB NOT NULL, PRIMARY KEY (sha1, name));
+CREATE TABLE IF NOT EXISTS prints (sha1 TEXT NOT NULL, name TEXT NOT NULL, prints BLOB NOT NULL,
+                                   PRIMARY KEY (sha1, name));
 CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, key TEXT NOT NULL, file TEXT NOT NULL,
                       fpos INTEGER NOT NULL, ordinal INTEGER NOT NULL, digest TEXT NOT NULL,
                       copies INTEGER NOT NULL, changed INTEGER NOT NULL, data TEXT NOT NULL);
@@ -117,11 +127,15 @@ class Store:
             raise _folder_error(self.root, error) from None
 
     def _connect(self, path: Path) -> sqlite3.Connection:
+        """Open the store; rebuild it only if it is damaged or not ours. Any other failure (a
+        full disk, a read-only file) is reported and the store, with its vectors, is kept."""
         try:
             return _open_store(path)
         except (NotOurs, sqlite3.DatabaseError) as error:
             if busy(error):
                 raise
+            if not isinstance(error, NotOurs) and not damaged(error):
+                raise IndexFolderError(f"cannot open the record store {path}: {error}") from None
             return self._replace(path, f"the record store {path} was unreadable ({error})")
 
     @cached_property
@@ -450,7 +464,7 @@ def _stale(con: sqlite3.Connection, states: list[FileState]) -> list[str]:
 
 
 def _open_store(path: Path) -> sqlite3.Connection:
-    con = connect(path, APP_ID, VERSION, SCHEMA)
+    con = connect(path, APP_ID, VERSION, SCHEMA, upgrades=UPGRADES)
     try:
         con.execute("SELECT count(*) FROM meta").fetchone()
     except BaseException:

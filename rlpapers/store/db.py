@@ -25,17 +25,33 @@ class NotOurs(Exception):
     """The file is not a database of this kind, or of another schema version."""
 
 
-def connect(path: Path, app_id: int, version: int, schema: str) -> sqlite3.Connection:
-    """Open (creating if missing) a database of this kind; ``NotOurs`` if it is something else.
+def connect(
+    path: Path,
+    app_id: int,
+    version: int,
+    schema: str,
+    upgrades: dict[int, str] | None = None,
+    create: bool = True,
+    wal: bool = True,
+) -> sqlite3.Connection:
+    """Open a database of this kind; ``NotOurs`` if it is something else.
 
+    With ``create``, a missing or empty file becomes a new database; without it, the file must
+    exist and hold one (the ledger is made elsewhere, atomically). ``upgrades`` maps an older
+    schema version to the script that brings it to the next, run in one transaction.
     ``sqlite3.DatabaseError`` comes through for a damaged file: callers decide whether that
     heals (a rebuildable store) or is reported (the ledger).
     """
-    fresh = not path.exists() or path.stat().st_size == 0
-    con = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, isolation_level=None)
+    fresh = create and (not path.exists() or path.stat().st_size == 0)
+    target = str(path) if create else f"{path.resolve().as_uri()}?mode=rw"
+    con = sqlite3.connect(target, timeout=BUSY_TIMEOUT, isolation_level=None, uri=not create)
     try:
         con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
         found_app, found_version = _ids(con)
+        if found_app == app_id and upgrades and found_version in upgrades:
+            found_version = _upgrade(con, found_version, version, upgrades)
+        if not create and found_app == 0 and found_version == 0 and not _tables(con):
+            raise NotOurs("the file holds no database")
         if fresh or (found_app == 0 and found_version == 0 and not _tables(con)):
             # one script, one transaction (executescript commits whatever came before it)
             con.executescript(
@@ -47,12 +63,27 @@ def connect(path: Path, app_id: int, version: int, schema: str) -> sqlite3.Conne
                 f"application id {found_app:#x}, schema {found_version} "
                 f"(expected {app_id:#x}, schema {version})"
             )
-        con.execute("PRAGMA journal_mode = WAL")
-        con.execute("PRAGMA synchronous = NORMAL")
+        if wal:
+            con.execute("PRAGMA journal_mode = WAL")
+            con.execute("PRAGMA synchronous = NORMAL")
         return con
     except BaseException:
         con.close()
         raise
+
+
+def _upgrade(con: sqlite3.Connection, found: int, version: int, upgrades: dict[int, str]) -> int:
+    """Bring a database of an older schema to ``version``, one step at a time, in one
+    transaction (a kill midway leaves the old schema; a second process waits, then finds the
+    work done)."""
+    with transaction(con):
+        found = _ids(con)[1]
+        while found < version and found in upgrades:
+            for statement in filter(str.strip, upgrades[found].split(";")):
+                con.execute(statement)
+            found += 1
+        con.execute(f"PRAGMA user_version = {found}")
+    return found
 
 
 def _ids(con: sqlite3.Connection) -> tuple[int, int]:
@@ -67,12 +98,15 @@ def _tables(con: sqlite3.Connection) -> list[str]:
 
 @contextmanager
 def transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``; a failure (or Ctrl-C) rolls everything back."""
+    """``BEGIN IMMEDIATE`` … ``COMMIT``; a failure (or Ctrl-C) rolls everything back. (SQLite
+    has rolled back already after some errors, a full disk among them: the first error is the
+    one raised, never a failed ``ROLLBACK``.)"""
     con.execute("BEGIN IMMEDIATE")
     try:
         yield con
     except BaseException:
-        con.execute("ROLLBACK")
+        if con.in_transaction:
+            con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
 

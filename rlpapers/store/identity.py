@@ -1,64 +1,107 @@
-"""Telling an edited paper from a new one.
+"""Telling an edited paper from a new one, from what the identity ledger keeps.
 
-A paper's content id is a hash of its abstract, so fixing a typo gives a new content id. When a
-refresh finds abstracts the ledger has never seen while papers of the last refresh are gone, each
-newcomer is compared with the vanished papers, and takes over a vanished paper's id and key when
+A paper's content id is a hash of its abstract, so fixing a typo gives a new content id. The
+ledger keeps, for every paper it ever gave an id, a fingerprint of the latest text it saw for
+it (``fingerprint``: at most ``PRINT_WORDS`` word hashes, about 0.5 KiB) and where that text
+stood (file and position). When a refresh finds abstracts the ledger has never seen, each
+newcomer is compared with the papers that are absent from the corpus now, and takes over an
+absent paper's id and key when
 
 - their word sets overlap by at least ``SMALL_EDIT`` (Jaccard similarity: a typo, a sentence
   added or dropped, a reworded clause), or
-- it stands in the same file at the same position (the n-th paper of that file) and they
-  overlap by at least ``IN_PLACE``.
+- it stands where that paper last stood (the same file, the n-th paper of it) and they overlap
+  by at least ``IN_PLACE``.
 
-Words are compared in lower case, and only words of three letters or more.
+Everything compared lives in the ledger, so the outcome never depends on state that can be
+rebuilt: clearing the index folder, or a run over another corpus in between, matches an edit
+the same way.
 
-Pairs are taken best first, each paper at most once. Candidates come from each newcomer's rarest
-words, so comparing stays near linear when whole files come and go.
+Words are compared in lower case, and only words of three letters or more. A fingerprint is
+the ``PRINT_WORDS`` smallest CRC-32 values of a text's distinct words (a bottom-k sketch): for
+texts with fewer distinct words it is the whole set and the overlap is exact; for longer ones
+it is the standard estimate from the smallest values of the union.
+
+Pairs are taken best first, each paper at most once. Candidates come from each newcomer's
+rarest words among the absent papers' smallest hashes, so comparing stays near linear when
+whole files come and go.
 """
 
 from __future__ import annotations
 
 import re
+import zlib
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 SMALL_EDIT = 0.8
 IN_PLACE = 0.6
-_RARE_WORDS = 8  # how many of a newcomer's rarest words propose candidates
+PRINT_WORDS = 128  # word hashes kept per paper: 512 bytes at most
+_INDEXED = 16  # an absent paper's smallest hashes that propose it as a candidate
+_CANDIDATES = 4000  # candidates scored per newcomer at most (rarest words first)
 _WORD = re.compile(r"\w{3,}")  # words of three letters or more: "a", "we", "it" prove nothing
+
+
+def fingerprint(text: str) -> bytes:
+    """The smallest ``PRINT_WORDS`` CRC-32 values of ``text``'s distinct words, ascending, as
+    little-endian 32-bit integers. CRC-32 is fixed by its standard, so a fingerprint written
+    by one run (or one machine) compares with one made by any other."""
+    words = set(_WORD.findall(text.lower()))
+    hashes = sorted(map(zlib.crc32, map(str.encode, words)))[:PRINT_WORDS]
+    return _little(array("I", hashes)).tobytes()
+
+
+def hashes(print_: bytes) -> frozenset[int]:
+    """The word hashes of a fingerprint."""
+    values = array("I")
+    values.frombytes(print_[: len(print_) - len(print_) % 4])
+    return frozenset(_little(values))
+
+
+def _little(values: array[int]) -> array[int]:
+    import sys
+
+    if sys.byteorder == "big":  # pragma: no cover - stored little-endian everywhere
+        values.byteswap()
+    return values
+
+
+def similarity(a: frozenset[int], b: frozenset[int]) -> float:
+    """The Jaccard similarity of the word sets behind two fingerprints (exact when both hold
+    fewer than ``PRINT_WORDS`` words, the bottom-k estimate otherwise)."""
+    if not a and not b:
+        return 1.0
+    union = sorted(a | b)[:PRINT_WORDS]
+    shared = sum(1 for h in union if h in a and h in b)
+    return shared / len(union)
 
 
 @dataclass(frozen=True)
 class Version:
-    """One abstract as it stands (or stood): which paper, where, and its text."""
+    """One text as it stands (a newcomer) or last stood (an absent paper)."""
 
-    ref: str  # a content id (newcomer) or a paper id (vanished)
+    ref: str  # a content id (newcomer) or a paper id (absent)
     file: str
     ordinal: int
-    abstract: str
+    words: frozenset[int]  # ``hashes`` of its fingerprint
 
 
-def match_edits(newcomers: Iterable[Version], vanished: Iterable[Version]) -> dict[str, str]:
-    """Newcomer content id -> the vanished paper id it continues."""
-    old = list(vanished)
+def match_edits(newcomers: Iterable[Version], absent: Iterable[Version]) -> dict[str, str]:
+    """Newcomer content id -> the absent paper id it continues."""
+    old = list(absent)
     new = list(newcomers)
     if not old or not new:
         return {}
-    old_words = [_words(v.abstract) for v in old]
-    postings: dict[str, list[int]] = {}
-    for i, words in enumerate(old_words):
-        for word in words:
-            postings.setdefault(word, []).append(i)
+    postings: dict[int, list[int]] = {}
+    for i, version in enumerate(old):
+        for h in sorted(version.words)[:_INDEXED]:
+            postings.setdefault(h, []).append(i)
     place = {(v.file, v.ordinal): i for i, v in enumerate(old)}
     pairs: list[tuple[float, int, int]] = []
     for j, version in enumerate(new):
-        words = _words(version.abstract)
-        rare = sorted((w for w in words if w in postings), key=lambda w: len(postings[w]))
-        candidates = {i for w in rare[:_RARE_WORDS] for i in postings[w]}
         same_place = place.get((version.file, version.ordinal))
-        if same_place is not None:
-            candidates.add(same_place)
-        for i in candidates:
-            score = _jaccard(words, old_words[i])
+        for i in _candidates(version.words, postings, same_place):
+            score = similarity(version.words, old[i].words)
             needed = IN_PLACE if i == same_place else SMALL_EDIT
             if score >= needed:
                 pairs.append((score, j, i))
@@ -74,12 +117,16 @@ def match_edits(newcomers: Iterable[Version], vanished: Iterable[Version]) -> di
     return out
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(text.lower()))
-
-
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a and not b:
-        return 1.0
-    shared = len(a & b)
-    return shared / (len(a) + len(b) - shared)
+def _candidates(
+    words: frozenset[int], postings: dict[int, list[int]], same: int | None
+) -> set[int]:
+    """Absent papers that share one of their smallest hashes with ``words``, rarest first, up
+    to ``_CANDIDATES`` (a word every paper has proposes nothing useful); and the one that
+    stood in the same place."""
+    lists = sorted((postings[h] for h in words if h in postings), key=len)
+    out: set[int] = set() if same is None else {same}
+    for found in lists:
+        if len(out) + len(found) > _CANDIDATES and out:
+            break
+        out.update(found)
+    return out

@@ -3,28 +3,40 @@
 One SQLite file per data folder (``RLPAPERS_DATA_DIR`` or the platform's user data folder, not
 the cache), keyed by the papers themselves, not by corpus paths: any corpus read with the same
 data folder shares it. It is precious: nothing here is rebuilt, and a damaged ledger is reported
-(``LedgerError``), never replaced.
+(``LedgerError``), never replaced. It holds everything identity needs, so deleting everything
+rebuildable (the index folder) never moves an id or a key.
 
 Tables::
 
-    papers(id, key, created)   every paper ever seen; ``key`` is its current key
-    ids(alias, id)             content ids (the hash of an abstract) -> the paper's id
+    papers(id, key, created, cid, print, file, ordinal)
+                               every paper ever seen; ``key`` is its current key; ``cid`` the
+                               content id of the text it last had, ``print`` that text's
+                               fingerprint (``identity.fingerprint``), ``file`` and ``ordinal``
+                               where it last stood: what tells an edit of it from a new paper
+    ids(alias, id)             content ids (the hash of an abstract) -> the paper that has it now
     keys(key, id)              every key a paper has had (case-insensitive) -> the paper's id
+
+A new ledger is made only where no ``ledger.db`` file (nor its journal) exists, and atomically:
+written under a temporary name, then linked into place, so a kill during the first run never
+leaves an empty ledger behind that a later run would take for a new one.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
-from ..errors import LedgerError
+from ..errors import LedgerError, LedgerUnwritable
 from ..keys import SAFE_KEY, key_suffix
 from .db import NotOurs, busy, chunks, connect, transaction
+from .identity import Version, hashes
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,14 +53,30 @@ def _reports_damage(method: F) -> F:
 
 
 APP_ID = 0x726C706C  # "rlpl"
-VERSION = 1
+VERSION = 2  # 2: papers.cid, print, file, ordinal (what matching an edit needs)
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS papers (id TEXT PRIMARY KEY, key TEXT NOT NULL, created TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS papers (id TEXT PRIMARY KEY, key TEXT NOT NULL, created TEXT NOT NULL,
+                                   cid TEXT, print BLOB, file TEXT, ordinal INTEGER);
 CREATE TABLE IF NOT EXISTS ids (alias TEXT PRIMARY KEY, id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS keys (key TEXT PRIMARY KEY COLLATE NOCASE, id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS keys_by_id ON keys (id);
 """
+#: Schema version -> the script that brings a ledger of that version to the next one.
+UPGRADES = {
+    1: "ALTER TABLE papers ADD COLUMN cid TEXT; ALTER TABLE papers ADD COLUMN print BLOB; "
+    "ALTER TABLE papers ADD COLUMN file TEXT; ALTER TABLE papers ADD COLUMN ordinal INTEGER;",
+}
 FILE_NAME = "ledger.db"
+_COMPANIONS = ("", "-wal", "-shm", "-journal")
+
+
+class PaperState(NamedTuple):
+    """What the ledger knows of a paper's latest text."""
+
+    cid: str | None
+    file: str | None
+    ordinal: int | None
+    printed: bool
 
 
 class Ledger:
@@ -56,24 +84,65 @@ class Ledger:
 
     def __init__(self, folder: Path) -> None:
         self.path = folder / FILE_NAME
+        self._taken: dict[str, tuple[set[str], int]] = {}  # free_key's memory, per transaction
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            self.con = connect(self.path, APP_ID, VERSION, SCHEMA)
+            present = [end for end in _COMPANIONS if Path(f"{self.path}{end}").exists()]
+            if not present:
+                _create(folder, self.path)
+            elif "" not in present:
+                raise self._damaged(f"{FILE_NAME} is missing beside {FILE_NAME}{present[0]}")
+            elif self.path.stat().st_size == 0:
+                raise self._damaged("the file is empty")
+            self.con = connect(self.path, APP_ID, VERSION, SCHEMA, upgrades=UPGRADES, create=False)
             self.con.execute("SELECT count(*) FROM papers").fetchone()
         except NotOurs as error:
             raise self._damaged(f"it is not an rlpapers ledger of this version ({error})") from None
         except sqlite3.DatabaseError as error:
-            raise self._damaged(str(error)) from None
+            raise self._error(error) from None
         except OSError as error:
-            raise LedgerError(
-                f"cannot open the identity ledger {self.path}: {error.strerror or error}"
-            ) from None
+            raise self._os_error(error) from None
 
     def _damaged(self, why: str) -> LedgerError:
         return LedgerError(
             f"the identity ledger {self.path} is damaged ({why}); ids and keys live there, so it "
             "is not replaced: restore it from a backup, or move it away to start a new one "
             "(pinned keys.yaml files bring the keys back)"
+        )
+
+    def _error(self, error: sqlite3.DatabaseError, code: int | None = None) -> LedgerError:
+        """What an SQLite error met in the ledger means: only damage is called damage. A
+        read-only or full disk says so, and advises nothing that would throw keys away."""
+        if code is None:
+            code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF
+        if code == sqlite3.SQLITE_FULL:
+            return LedgerError(
+                f"the disk holding the identity ledger {self.path} is full; nothing was "
+                "written: free some space and run the command again"
+            )
+        if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH):
+            return LedgerUnwritable(
+                f"the identity ledger {self.path} cannot be written ({error}); nothing was "
+                "written: make it and its folder writable"
+            )
+        if code in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR):
+            return LedgerUnwritable(
+                f"cannot open the identity ledger {self.path} ({error}): its folder must be "
+                "a readable and writable folder"
+            )
+        if self.path.exists() and self.path.stat().st_size == 0:
+            return self._damaged("the file is empty")
+        return self._damaged(str(error))
+
+    def _os_error(self, error: OSError) -> LedgerError:
+        if error.errno == errno.ENOSPC:
+            return self._error(sqlite3.OperationalError(error.strerror), sqlite3.SQLITE_FULL)
+        if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return LedgerUnwritable(
+                f"cannot write the identity ledger's folder {self.path.parent}: "
+                f"{error.strerror or error}"
+            )
+        return LedgerUnwritable(
+            f"cannot open the identity ledger {self.path}: {error.strerror or error}"
         )
 
     def close(self) -> None:
@@ -88,13 +157,19 @@ class Ledger:
         except sqlite3.DatabaseError as error:
             if busy(error):
                 raise
-            raise self._damaged(str(error)) from None
+            raise self._error(error) from None
+        except OSError as error:
+            raise self._os_error(error) from None
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One write transaction on the ledger; damage met in it is a ``LedgerError``."""
-        with self.reporting_damage(), transaction(self.con):
-            yield
+        self._taken = {}
+        try:
+            with self.reporting_damage(), transaction(self.con):
+                yield
+        finally:
+            self._taken = {}
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -139,6 +214,40 @@ class Ledger:
         ).fetchone()
         return self._paper_id(row[0], "ids or keys") if row else None
 
+    @_reports_damage
+    def states_of(self, ids: Iterable[str]) -> dict[str, PaperState]:
+        """Paper id -> what the ledger knows of its latest text."""
+        wanted = set(ids)
+        columns = "SELECT id, cid, file, ordinal, print IS NOT NULL FROM papers"
+        (rows,) = self.con.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()
+        if len(wanted) * 3 >= rows:  # one pass over the table (see ``_lookup``)
+            found = self.con.execute(columns).fetchall()
+        else:
+            found = []
+            for part in chunks(list(wanted)):
+                marks = ",".join("?" * len(part))
+                found += self.con.execute(f"{columns} WHERE id IN ({marks})", part).fetchall()
+        out: dict[str, PaperState] = {}
+        for pid, cid, file, ordinal, printed in found:
+            if pid in wanted:
+                out[self._paper_id(pid, "papers")] = PaperState(cid, file, ordinal, bool(printed))
+        return out
+
+    @_reports_damage
+    def absent(self, present: set[str]) -> list[Version]:
+        """The papers with a fingerprint that are not in ``present``, as they last stood."""
+        out = []
+        rows = self.con.execute("SELECT id, file, ordinal, print FROM papers WHERE print NOT NULL")
+        for pid, file, ordinal, print_ in rows:
+            if pid in present:
+                continue
+            if type(print_) is not bytes or type(ordinal) not in (int, type(None)):
+                raise self._damaged(f"the fingerprint of paper {repr(pid)[:40]} is garbled")
+            out.append(
+                Version(self._paper_id(pid, "papers"), file or "", ordinal or 0, hashes(print_))
+            )
+        return out
+
     def _lookup(self, table: str, column: str, wanted: str, values: list[str]) -> dict[str, str]:
         """``column`` -> ``wanted`` in ``table`` for ``values``. Many values (a third of the
         table or more, as every refresh of a corpus asks) are found in one pass over the table,
@@ -178,11 +287,66 @@ class Ledger:
         self.con.execute("INSERT OR IGNORE INTO keys (key, id) VALUES (?, ?)", (key, paper_id))
         self.con.execute("UPDATE papers SET key = ? WHERE id = ?", (key, paper_id))
 
+    @_reports_damage
+    def note_text(self, paper_id: str, cid: str, print_: bytes, file: str, ordinal: int) -> None:
+        """The paper's latest text is ``cid`` (fingerprint ``print_``), at ``file``/``ordinal``;
+        the content id is the paper's from now on, whichever paper had it before."""
+        self.con.execute(
+            "UPDATE papers SET cid = ?, print = ?, file = ?, ordinal = ? WHERE id = ?",
+            (cid, print_, file, ordinal, paper_id),
+        )
+        self.con.execute(
+            "INSERT INTO ids (alias, id) VALUES (?, ?) "
+            "ON CONFLICT (alias) DO UPDATE SET id = excluded.id WHERE id != excluded.id",
+            (cid, paper_id),
+        )
+
+    @_reports_damage
+    def note_place(self, paper_id: str, file: str, ordinal: int) -> None:
+        """The paper now stands at ``file``/``ordinal``."""
+        self.con.execute(
+            "UPDATE papers SET file = ?, ordinal = ? WHERE id = ?", (file, ordinal, paper_id)
+        )
+
     def free_key(self, base: str) -> str:
-        """``base``, or ``base`` + b, c, … : the first that no paper has ever held."""
-        n = 0
+        """``base``, or ``base`` + b, c, … : the first that no paper has ever held. Inside one
+        transaction, the keys beginning with ``base`` are read once and the search goes on
+        from where it stopped, so giving N papers one base key costs N steps, not N²."""
+        taken, n = self._taken.get(base) or (self._held_from(base), 0)
         while True:
             candidate = base + key_suffix(n)
-            if self.holder(candidate) is None:
-                return candidate
             n += 1
+            if candidate.lower() in taken:
+                continue
+            taken.add(candidate.lower())  # given by the caller next
+            if self.holder(candidate) is None:  # a key given meanwhile by another way
+                self._taken[base] = (taken, n)
+                return candidate
+
+    @_reports_damage
+    def _held_from(self, base: str) -> set[str]:
+        """Every key (lower-cased) that a paper holds or held and that begins with ``base``."""
+        rows = self.con.execute(
+            "SELECT key FROM keys WHERE key >= ? AND key < ?", (base, base + "\U0010ffff")
+        )
+        return {str(key).lower() for (key,) in rows}
+
+
+def _create(folder: Path, path: Path) -> None:
+    """A new, empty ledger at ``path``, made under a temporary name and linked into place: a
+    kill midway leaves no ``ledger.db`` at all, never an empty one. If another process made
+    one meanwhile, that one is kept."""
+    folder.mkdir(parents=True, exist_ok=True)
+    temporary = folder / f".{FILE_NAME}.{os.getpid()}.new"
+    temporary.unlink(missing_ok=True)
+    try:
+        con = connect(temporary, APP_ID, VERSION, SCHEMA, wal=False)
+        con.close()
+        with open(temporary, "rb") as written:
+            os.fsync(written.fileno())
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+    finally:
+        temporary.unlink(missing_ok=True)

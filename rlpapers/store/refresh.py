@@ -17,12 +17,14 @@ from ..keys import SAFE_KEY, SAFE_KEY_TEXT
 from ..metadata import Override, read_overrides
 from ..model import Paper
 from ..parse import PARSER_VERSION
+from ..text import shown
 from . import paper_of, stored_paper
 from .db import chunks, loads, strings, transaction
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
-from .identity import Version, match_edits
-from .parsing import parse_many, unpack
+from .identity import Version, fingerprint, hashes, match_edits
+from .ledger import Ledger, PaperState
+from .parsing import pack_prints, parse_many, unpack, unpack_prints
 
 #: A refresh that parses at most this much text keeps what it parsed in memory (an edited file).
 KEEP_PARSED_BYTES = 16_000_000
@@ -89,6 +91,7 @@ class Refresh:
         if self.new_parser:
             with transaction(self.con):
                 self.con.execute("DELETE FROM parses")
+                self.con.execute("DELETE FROM prints")
         self._hash()
         self._parse_missing()
         corpus = [s for s in self.states if s.kind == CORPUS]
@@ -156,7 +159,7 @@ class Refresh:
         jobs = (
             (
                 read_bytes(s.path),
-                s.name,
+                shown(s.name),  # the records' source: no escape sequence reaches a terminal
                 self._known_titles(s, keep),
                 encodings[s.path] or None,
                 keep,
@@ -172,6 +175,10 @@ class Refresh:
                 self.con.execute(
                     "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (state.sha1, state.name, encodings[state.path], *parsed.stored),
+                )
+                self.con.execute(
+                    "INSERT OR REPLACE INTO prints VALUES (?, ?, ?)",
+                    (state.sha1, state.name, parsed.prints),
                 )
 
     def _known_titles(self, state: FileState, keep: bool) -> dict[str, tuple[str, str]]:
@@ -211,6 +218,23 @@ class Refresh:
             "SELECT rows FROM parses WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
         ).fetchone()
         return list(unpack(rows))
+
+    def prints(self, state_path: str) -> list[bytes]:
+        """The identity fingerprints of a file's papers, in order (made from its rows where a
+        parse from before fingerprints has none)."""
+        state = next(s for s in self.states if s.path == state_path)
+        row = self.con.execute(
+            "SELECT prints FROM prints WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
+        ).fetchone()
+        count = len(self._headers([state])[state.path][0])
+        if row is not None:
+            return unpack_prints(row[0], count)
+        made = [fingerprint(r["abstract"]) for r in self.rows(state_path)]
+        self.con.execute(
+            "INSERT OR REPLACE INTO prints VALUES (?, ?, ?)",
+            (state.sha1, state.name, pack_prints(made)),
+        )
+        return made
 
     # --- records ------------------------------------------------------------------------------
 
@@ -315,6 +339,7 @@ class Refresh:
             )
             self._prune_parses()
             self._set_meta("parser", PARSER_VERSION)
+            self._set_meta("taught", "1")  # the ledger knows every text these records hold
             if not self.store._meta("instance"):
                 from . import new_instance
 
@@ -370,34 +395,45 @@ class Refresh:
         for sha1, name in list(self.con.execute("SELECT sha1, name FROM parses")):
             if (sha1, name) not in keep:
                 self.con.execute("DELETE FROM parses WHERE sha1 = ? AND name = ?", (sha1, name))
+                self.con.execute("DELETE FROM prints WHERE sha1 = ? AND name = ?", (sha1, name))
 
     def _set_meta(self, name: str, value: str) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, value))
 
 
 class Identities:
-    """Ids and keys for the corpus's content ids, from the ledger, given once."""
+    """Ids and keys for the corpus's content ids, from the ledger, given once.
+
+    Everything decided here is read from the ledger (and the corpus as it stands), never from
+    the rebuildable records: a cleared index folder or a run over another corpus in between
+    gives every paper the same id and key."""
 
     def __init__(self, refresh: Refresh, items: list[Item], previous: dict[str, RecordState]):
         self.refresh = refresh
         self.items = items
         self.previous = previous
         self.ledger = refresh.store.ledger
+        self._prints: dict[str, bytes] = {}
+        self._files: dict[str, list[Item]] = {}
+        for item in items:
+            self._files.setdefault(item.file, []).append(item)
 
     def assign(self, overrides: list[Override]) -> Identity:
         cids = list(dict.fromkeys(item.cid for item in self.items))
+        self._learn_from_store()
         known = self.ledger.ids_of(cids)
+        holders = _holders(cids, known, self.ledger)
         new = [cid for cid in cids if cid not in known]
         edits = self._edits(new, set(known.values()))
         ids: dict[str, str] = {}
-        owner: dict[str, str] = {}
-        split: list[str] = []  # known abstracts whose paper an earlier one of the corpus holds
+        owner: dict[str, str] = dict(holders)
+        split: list[str] = []  # known abstracts whose paper another abstract of the corpus holds
         for cid in cids:
-            pid = known.get(cid) or edits.get(cid) or cid
-            if pid in owner:  # two different abstracts claim one paper: the later is new
+            if cid in known and holders[known[cid]] != cid:
                 pid = self._fresh_id(cid, owner)
-                if cid in known:
-                    split.append(cid)
+                split.append(cid)
+            else:
+                pid = known.get(cid) or edits.get(cid) or cid
             owner[pid] = cid
             ids[cid] = pid
         bases: dict[str, str] = {}
@@ -408,26 +444,63 @@ class Identities:
                 self.ledger.add_paper(ids[cid], [cid])
             for cid in split:  # its own paper, found again by _fresh_id on the next refresh
                 self.ledger.add_paper(ids[cid], [_split_alias(cid)])
+            self._note_texts(ids, self.ledger.states_of(set(ids.values())))
             changes = self._overrides(overrides, ids, bases, [*new, *split])
         return Identity(ids, self.ledger.keys_of(list(owner)), changes)
 
+    def _learn_from_store(self) -> None:
+        """A ledger written before it kept fingerprints learns them from the stored records,
+        while they still hold each paper's previous text (once; a ledger that has them all
+        asks nothing more)."""
+        if not self.previous or self.refresh.store._meta("taught"):
+            return
+        states = self.ledger.states_of(list(self.previous))
+        missing = [pid for pid, state in states.items() if not state.printed]
+        if not missing:
+            return
+        from ..parse import paper_id
+
+        texts = _stored(self.refresh, missing)
+        with self.ledger.transaction():
+            for pid, abstract in texts.items():
+                record = self.previous[pid]
+                cid = paper_id(abstract)
+                self.ledger.note_text(pid, cid, fingerprint(abstract), record.file, record.ordinal)
+
     def _edits(self, new: list[str], present: set[str]) -> dict[str, str]:
-        vanished = [pid for pid in self.previous if pid not in present]
-        if not new or not vanished:
+        if not new:
+            return {}
+        absent = self.ledger.absent(present)
+        if not absent:
             return {}
         wanted = set(new)
-        newcomers = []
-        for path in dict.fromkeys(i.file for i in self.items if i.cid in wanted):
-            for n, row in enumerate(self.refresh.rows(path)):
-                if row["id"] in wanted:
-                    newcomers.append(Version(row["id"], path, n, row["abstract"]))
-        old = _stored(self.refresh, vanished)
-        gone = [
-            Version(pid, self.previous[pid].file, self.previous[pid].ordinal, old[pid])
-            for pid in vanished
-            if pid in old
+        newcomers = [
+            Version(item.cid, item.file, item.ordinal, hashes(self._print(item)))
+            for item in self.items
+            if item.cid in wanted
         ]
-        return match_edits(newcomers, gone)
+        return match_edits(list({v.ref: v for v in reversed(newcomers)}.values()), absent)
+
+    def _print(self, item: Item) -> bytes:
+        """The identity fingerprint of an abstract of the corpus."""
+        if item.cid not in self._prints:
+            mine = self._files[item.file]
+            for other, print_ in zip(mine, self.refresh.prints(item.file), strict=True):
+                self._prints.setdefault(other.cid, print_)
+        return self._prints[item.cid]
+
+    def _note_texts(self, ids: dict[str, str], states: dict[str, PaperState]) -> None:
+        """Tell the ledger each paper's latest text and place, where they changed."""
+        first: dict[str, Item] = {}
+        for item in self.items:
+            first.setdefault(item.cid, item)
+        for cid, pid in ids.items():
+            item = first[cid]
+            state = states.get(pid)
+            if state is None or state.cid != cid or not state.printed:
+                self.ledger.note_text(pid, cid, self._print(item), item.file, item.ordinal)
+            elif (state.file, state.ordinal) != (item.file, item.ordinal):
+                self.ledger.note_place(pid, item.file, item.ordinal)
 
     def _fresh_id(self, cid: str, owner: dict[str, str]) -> str:
         """A paper id of its own for an abstract whose paper another abstract of the corpus
@@ -508,6 +581,32 @@ class Identities:
                     source.line,
                 )
             self.ledger.give_key(pid, key)
+
+
+def _holders(cids: list[str], known: dict[str, str], ledger: Ledger) -> dict[str, str]:
+    """Paper id -> the content id that keeps it, for the papers the corpus's known abstracts
+    claim. Where several abstracts claim one paper (an abstract and its edited version, both
+    kept), the one the paper last had keeps it, wherever the files stand in the corpus order.
+    A ledger from before it kept each paper's latest text knows which of them was given a
+    paper of its own (``_split_alias``); failing both, the first keeps it."""
+    claims: dict[str, list[str]] = {}
+    for cid in cids:
+        if cid in known:
+            claims.setdefault(known[cid], []).append(cid)
+    disputed = {pid: found for pid, found in claims.items() if len(found) > 1}
+    out = {pid: found[0] for pid, found in claims.items()}
+    if not disputed:
+        return out
+    states = ledger.states_of(list(disputed))
+    own = ledger.ids_of(_split_alias(cid) for found in disputed.values() for cid in found)
+    for pid, found in disputed.items():
+        latest = states.get(pid, _NO_STATE).cid
+        unsplit = [cid for cid in found if own.get(_split_alias(cid), pid) == pid]
+        out[pid] = latest if latest in found else (unsplit or found)[0]
+    return out
+
+
+_NO_STATE = PaperState(None, None, None, False)
 
 
 def _merged(pairs: list[tuple[str, Override]], warn: bool) -> dict[str, dict[str, Any]]:
