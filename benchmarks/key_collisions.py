@@ -43,7 +43,7 @@ def build(folder: Path) -> tuple[float, str]:
         "PATH": "/usr/bin:/bin",
         "RLPAPERS_DATA_DIR": str(folder / "data"),
         "RLPAPERS_INDEX_DIR": str(folder / "index"),
-        "RLPAPERS_CONFIG": str(folder / "none.yaml"),
+        "XDG_CONFIG_HOME": str(folder / "config"),  # no config file
     }
     done = subprocess.run(
         [sys.executable, "-c", BUILD, str(folder)], env=env, capture_output=True, text=True

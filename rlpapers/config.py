@@ -30,10 +30,16 @@ def bundled_seeds() -> Path:
 
 
 def config_path() -> Path:
+    return config_source()[0]
+
+
+def config_source() -> tuple[Path, str]:
+    """The config file and where its name came from: ``RLPAPERS_CONFIG`` or the platform's
+    user config folder. A file named by ``RLPAPERS_CONFIG`` must exist (``read_config``)."""
     env = os.environ.get("RLPAPERS_CONFIG")
     if env:
-        return Path(env).expanduser()
-    return user_path("config") / "config.yaml"
+        return Path(env).expanduser(), "RLPAPERS_CONFIG"
+    return user_path("config") / "config.yaml", "platform folder"
 
 
 def data_root() -> Path:
@@ -94,8 +100,14 @@ class Settings(NamedTuple):
     origin: Mapping[str, str] = MappingProxyType({})
 
 
-def read_config(path: Path) -> dict[str, Any]:
+def read_config(path: Path, named: bool = False) -> dict[str, Any]:
+    """The settings of the config file at ``path``; none when the platform's file is absent.
+    A file the user ``named`` (``RLPAPERS_CONFIG``) that is missing is an error, as a missing
+    corpus path is: a typo must not quietly run with other settings."""
     if not path.is_file():
+        if named:
+            what = "is not a file" if path.exists() else "does not exist"
+            raise CorpusError(f"the config file {path} named by RLPAPERS_CONFIG {what}")
         return {}
     from .metadata import load_yaml
 
@@ -148,9 +160,9 @@ def resolve(
     corpus: list[Path] | None = None, index_dir: Path | None = None, encoding: str | None = None
 ) -> Settings:
     """Settings from options (may be None), the environment and the config file."""
-    cfg_path = config_path()
-    cfg = read_config(cfg_path)
-    origin: dict[str, str] = {}
+    cfg_path, origin_of_config = config_source()
+    cfg = read_config(cfg_path, named=origin_of_config == "RLPAPERS_CONFIG")
+    origin: dict[str, str] = {"config": origin_of_config}
     paths, origin["corpus"] = _corpus_paths(corpus, cfg, cfg_path)
     index, origin["index_dir"] = _index_dir(index_dir, cfg, paths, cfg_path)
     check_index_dir(index)

@@ -63,9 +63,13 @@ class Library:
 
     @cached_property
     def files(self) -> list[Path]:
-        from .store.files import corpus_files
+        return list(self._named_files)
 
-        return corpus_files(self.settings.corpus)
+    @cached_property
+    def _named_files(self) -> dict[Path, str]:
+        from .store.files import named_corpus_files
+
+        return named_corpus_files(self.settings.corpus)
 
     @cached_property
     def store(self) -> Store:
@@ -79,6 +83,7 @@ class Library:
             self.settings.data_dir,
             self.progress,
             self.settings.encoding,
+            names={str(f.resolve()): name for f, name in self._named_files.items()},
         )
 
     @cached_property

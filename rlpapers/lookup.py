@@ -63,6 +63,8 @@ class Lookup:
 
 def not_found_message(ref: str, suggestion: str | None) -> str:
     hint = f'; did you mean "{suggestion}"?' if suggestion else ""
+    if not hint and 0 < len(ref) < MIN_PREFIX and ref.isalnum():
+        hint = f" (an id prefix needs at least {MIN_PREFIX} characters)"
     return f"no paper with id or key {ref!r}{hint}"
 
 

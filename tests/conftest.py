@@ -54,6 +54,7 @@ for _name in ("RLPAPERS_CONFIG", "RLPAPERS_INDEX_DIR", "RLPAPERS_DATA_DIR", "RLP
 def isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No test reads the user's config or cache, or the environment's corpus."""
     home = tmp_path_factory.mktemp("home")
+    (home / "config.yaml").write_text("", encoding="utf-8")  # named, so it must exist
     monkeypatch.setenv("RLPAPERS_CONFIG", str(home / "config.yaml"))
     monkeypatch.setenv("RLPAPERS_INDEX_DIR", str(home / "index"))
     monkeypatch.setenv("RLPAPERS_DATA_DIR", str(home / "data"))

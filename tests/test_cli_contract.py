@@ -90,6 +90,19 @@ def test_a_terminal_gets_ten_and_a_note_on_stderr(on_a_terminal):
     assert few.stderr == ""  # everything is shown
 
 
+def test_list_on_a_terminal_shows_ten_and_a_pipe_gets_every_paper(on_a_terminal, monkeypatch):
+    """list dumped every paper on a terminal (14,388 wrapped lines for 3k papers)."""
+    result = run("list", "-f", "ids")
+    assert len(result.stdout.split()) == 10
+    assert result.stderr == "note: 10 of 40 shown (--all for the rest)\n"
+    assert len(run("list", "-f", "ids", "--all").stdout.split()) == 40
+    assert len(run("list", "-f", "ids", "-n", "3").stdout.split()) == 3
+    assert run("list", "-f", "ids", "-n", "3").stderr == ""  # asked for three
+    monkeypatch.setattr(render, "is_terminal", lambda: False)
+    assert len(run("list", "-f", "ids").stdout.split()) == 40
+    assert len(run("list", "-f", "ids", "--limit", "5").stdout.split()) == 5
+
+
 def test_formats_that_print_no_snippet_make_none(monkeypatch):
     import rlpapers.index as index
 
@@ -381,3 +394,23 @@ def test_an_unlimited_search_of_few_matches_ranks_them_once(monkeypatch, query, 
     asked = _searches_asked(monkeypatch)
     assert list(lib.search_ids(query, limit=None)) == everything
     assert asked == limits
+
+
+def test_a_usage_error_is_one_line_with_a_hint(seeds_copy):
+    """Click printed three lines (usage, a "Try" line, the error); -c after the command got
+    no suggestion."""
+    late = run("search", "entropy", "-c", seeds_copy, code=2)
+    assert late.stderr.count("\n") == 1 and late.stdout == ""
+    assert "write --corpus" in late.stderr and "'rlpapers search --help'" in late.stderr
+    typo = run("lst", code=2)
+    assert (
+        typo.stderr
+        == "error: No such command 'lst'. Did you mean 'list'? (see 'rlpapers --help')\n"
+    )
+    bad = run("list", "--format", "docx", code=2)
+    assert bad.stderr.count("\n") == 1 and "'docx' is not one of" in bad.stderr
+
+
+def test_a_short_id_prefix_says_how_long_a_prefix_must_be():
+    result = run("show", "7ig", code=1)
+    assert "an id prefix needs at least 4 characters" in result.stderr

@@ -213,3 +213,70 @@ def test_with_changes_copies_and_checks_field_names():
     )
     with pytest.raises(TypeError, match="colour"):
         paper.with_changes(colour="red")
+
+
+def test_a_named_config_file_that_is_missing_is_exit_2(seeds_copy, monkeypatch, tmp_path):
+    """RLPAPERS_CONFIG naming no file silently ran on the bundled seeds, exit 0."""
+    monkeypatch.setenv("RLPAPERS_CONFIG", str(tmp_path / "nonexistent.yaml"))
+    result = run("list", "-f", "ids", code=2)
+    assert "nonexistent.yaml" in result.stderr and "RLPAPERS_CONFIG" in result.stderr
+    assert result.stdout == ""
+
+
+def test_the_platform_config_file_may_be_absent(monkeypatch, tmp_path):
+    monkeypatch.delenv("RLPAPERS_CONFIG")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nothing-here"))
+    assert run("list", "-f", "ids").stdout
+
+
+def test_config_says_where_the_config_file_came_from(monkeypatch, tmp_path):
+    shown = run("config", "-f", "tsv").stdout
+    assert "config file\t" in shown and "\tRLPAPERS_CONFIG\n" in shown
+    monkeypatch.delenv("RLPAPERS_CONFIG")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert "\tplatform folder\n" in run("config", "-f", "tsv").stdout
+
+
+def _seed_paper(n: int, author: str) -> str:
+    return (
+        f"Topic\n\n{author}\n\nWe propose Yak{n}RL, a method number {n} for herding yaks with "
+        f"reinforcement learning over {n} seasons and many pastures.\n"
+    )
+
+
+def test_a_folder_is_read_recursively_as_ripgrep_would(tmp_path):
+    """Files in sub-folders were not found ("no *.txt files in this folder", exit 1)."""
+    root = tmp_path / "corpus"
+    for folder, n in (("sub1", 1), ("sub2", 2), (".hidden", 3), ("sub1/deeper", 4)):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "a.txt").write_text(_seed_paper(n, "Ann Lee"), encoding="utf-8")
+    (root / "top.txt").write_text(_seed_paper(5, "Bo Chen"), encoding="utf-8")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "b.txt").write_text(_seed_paper(6, "Cy Dee"), encoding="utf-8")
+    (root / "linked").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (root / "sub1" / "metadata.yaml").write_text("lee_yak1rl: {venue: ICML}\n", encoding="utf-8")
+    with Library([root]) as lib:
+        papers = lib.papers
+    assert [p.source for p in papers] == [
+        "sub1/a.txt",
+        "sub1/deeper/a.txt",
+        "sub2/a.txt",
+        "top.txt",
+    ]
+    assert [p.venue for p in papers] == ["ICML", "", "", ""]  # its own folder's metadata only
+    tsv = run("--corpus", root, "list", "-f", "tsv").stdout
+    assert "sub2/a.txt" in tsv and "Yak3RL" not in tsv and "Yak6RL" not in tsv
+
+
+def test_a_file_moved_into_a_sub_folder_shows_its_new_name(tmp_path):
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "a.txt").write_text(_seed_paper(1, "Ann Lee"), encoding="utf-8")
+    with Library([root]) as lib:
+        (before,) = lib.papers
+    (root / "old").mkdir()
+    (root / "a.txt").rename(root / "old" / "a.txt")
+    with Library([root]) as lib:
+        (after,) = lib.papers
+    assert (before.source, after.source) == ("a.txt", "old/a.txt")
+    assert (before.id, before.key) == (after.id, after.key)

@@ -346,3 +346,14 @@ def test_shell_pipeline_search_to_bibtex(tmp_path):
     assert proc.returncode == 0, proc.stderr
     library = bibtexparser.parse_string(proc.stdout)
     assert len(library.entries) >= 3 and not library.failed_blocks
+
+
+def test_ascii_keeps_the_capital_of_an_accented_word_protected():
+    """--ascii wrote R{\\'e}nyi, whose R a sentence-case style (and pandoc) lower-cases."""
+    from rlpapers.exporters.latex import protect_capitals, to_latex
+
+    assert protect_capitals(to_latex("A Rényi view of Über", True)) == (
+        "A {R{\\'e}nyi} view of {{\\\"U}ber}"
+    )
+    assert protect_capitals(to_latex("café rényi", True)) == "caf{\\'e} r{\\'e}nyi"
+    assert protect_capitals(to_latex("A Rényi view", False)) == "A Rényi view"

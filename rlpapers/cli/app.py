@@ -54,6 +54,28 @@ class Group(TyperGroup):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, hoist_globals(args))
 
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """A usage error is one line on stderr with a hint, exit 2 (Click prints three)."""
+        import click
+
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            result = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as error:
+            error.show()
+            sys.exit(error.exit_code)
+        except click.UsageError as error:
+            report(usage_line(error))
+            sys.exit(error.exit_code)
+        except click.ClickException as error:
+            error.show()
+            sys.exit(error.exit_code)
+        except click.Abort:
+            report("aborted", "note")
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
+
     def invoke(self, ctx: Any) -> Any:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ParseWarning)
@@ -83,6 +105,15 @@ class Group(TyperGroup):
                     raise
                 report(describe_internal(error))
                 raise typer.Exit(ExitCode.INTERNAL) from None
+
+
+def usage_line(error: Any) -> str:
+    """Click's usage error as one line: the problem, a hint where one helps, and where to look."""
+    message = error.format_message().rstrip(".")
+    if getattr(error, "option_name", None) == "-c":
+        message += "; after the command, write --corpus (-c only goes before it)"
+    where = error.ctx.command_path if error.ctx is not None else "rlpapers"
+    return f"{message} (see '{where} --help')"
 
 
 def hoist_globals(args: list[str]) -> list[str]:
@@ -273,6 +304,20 @@ DerivedOpt = Annotated[
     ),
 ]
 
+#: Rows a terminal shows by default (search's hits, list's papers); a pipe gets every one.
+TERMINAL_LIMIT = 10
+LimitOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        "-n",
+        min=1,
+        help=f"Show at most this many. Default: {TERMINAL_LIMIT} on a terminal, all in a pipe.",
+        show_default=False,
+    ),
+]
+AllOpt = Annotated[bool, typer.Option("--all", "-a", help="Show all (overrides --limit).")]
+
 
 def fmt_of(value: str | None) -> str:
     return value if value is not None else render.default_format()
@@ -356,7 +401,7 @@ def main_options(
             "--corpus",
             "-c",
             shell_complete=complete_files,
-            help="A corpus file or folder of *.txt files (repeatable). Default: $RLPAPERS_CORPUS, "
+            help="A corpus file, or a folder of *.txt files (read recursively; repeatable). Default: $RLPAPERS_CORPUS, "
             "the config file, or the bundled seeds. --corpus may also follow the command.",
         ),
     ] = None,
@@ -397,6 +442,8 @@ def list_(
     ctx: typer.Context,
     format: FormatOpt = None,
     header: HeaderOpt = False,
+    limit: LimitOpt = None,
+    all_: AllOpt = False,
     category: CategoryOpt = None,
     author: AuthorOpt = None,
     topic: TopicOpt = None,
@@ -406,12 +453,19 @@ def list_(
     tag: TagOpt = None,
     derived_titles: DerivedOpt = False,
 ) -> None:
-    """List papers, optionally filtered. Exit 1 when none match."""
+    """List papers, optionally filtered. Exit 1 when none match.
+
+    On a terminal the first 10 are shown (--all for every paper); in a pipe every paper is
+    printed, unless --limit is given.
+    """
     filters = filters_of(category, author, topic, source, year, venue, tag, derived_titles)
     found = library(ctx).select(filters)
     if not found:
         nothing_found()
-    render.papers(found, fmt_of(format), header)
+    shown = None if all_ else limit or (TERMINAL_LIMIT if render.is_terminal() else None)
+    render.papers(found[:shown], fmt_of(format), header)
+    if limit is None and shown is not None and len(found) > shown:
+        report(f"{shown} of {len(found)} shown (--all for the rest)", "note")
 
 
 @app.command()
@@ -494,9 +548,7 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
     lib = library(ctx)
     settings = lib.settings
     exists = "" if settings.config_file.is_file() else " (not present)"
-    rows = [
-        ("config file", f"{settings.config_file}{exists}", "RLPAPERS_CONFIG or platform folder")
-    ]
+    rows = [("config file", f"{settings.config_file}{exists}", settings.origin["config"])]
     rows += [("corpus path", str(p), settings.origin["corpus"]) for p in settings.corpus]
     rows += [("corpus file", str(f), "") for f in lib.files]
     rows.append(("index dir", str(settings.index_dir), settings.origin["index_dir"]))
@@ -504,10 +556,6 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
 
 
 # --- search and friends ------------------------------------------------------------------------
-
-
-#: Hits a terminal shows by default; a pipe gets every hit.
-TERMINAL_LIMIT = 10
 
 
 @app.command()
@@ -522,20 +570,8 @@ def search(
         ),
     ],
     format: FormatOpt = None,
-    limit: Annotated[
-        int | None,
-        typer.Option(
-            "--limit",
-            "-n",
-            min=1,
-            help=f"Show at most this many hits. Default: {TERMINAL_LIMIT} on a terminal, "
-            "every hit in a pipe.",
-            show_default=False,
-        ),
-    ] = None,
-    all_: Annotated[
-        bool, typer.Option("--all", "-a", help="Show every hit (overrides --limit).")
-    ] = False,
+    limit: LimitOpt = None,
+    all_: AllOpt = False,
     category: CategoryOpt = None,
     author: AuthorOpt = None,
     topic: TopicOpt = None,

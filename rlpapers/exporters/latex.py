@@ -187,13 +187,18 @@ def url_safe(value: str) -> str:
 
 
 def protect_capitals(title: str) -> str:
-    """Brace words whose capitals a BibTeX style must not lower-case: ``{QeRL}``, ``{LLMs}``."""
+    """Brace words whose capitals a BibTeX style must not lower-case: ``{QeRL}``, ``{LLMs}``,
+    and a capitalised word spelled with accent commands (``--ascii``): in ``R{\\'e}nyi`` a
+    style, and pandoc, lower-case the R, so it is written ``{R{\\'e}nyi}``."""
 
     def guard(match: re.Match[str]) -> str:
         word = match.group(0)
-        inner = word[1:]
-        if any(c.isupper() for c in inner) or (
-            word[0].isupper() and any(c.isdigit() for c in word)
+        letters = _LETTER.findall(word)
+        capital = letters[0].isupper()
+        if (
+            any(c.isupper() for c in letters[1:])
+            or (capital and any(c.isdigit() for c in word))
+            or (capital and "{\\" in word)
         ):
             return "{" + word + "}"
         return word
@@ -208,5 +213,9 @@ def protect_capitals(title: str) -> str:
     return "".join(parts)
 
 
-#: A word of a title outside math (not after a backslash: ``\alpha`` is a command).
-_TITLE_WORD = r"(?<![\\\w])[A-Za-z][\w\-]*[A-Za-z0-9]"
+#: A word of a title outside math (not after a backslash: ``\alpha`` is a command), accent
+#: commands (``{\'e}``, as ``--ascii`` writes them) included.
+_ACCENTED = r"\{\\[^{}]*\}"
+_TITLE_WORD = rf"(?<![\\\w{{])(?:[A-Za-z]|{_ACCENTED})(?:[\w\-]|{_ACCENTED})*[A-Za-z0-9}}]"
+#: A word's letters: not a command's name (the ``c`` of ``\c{c}``), nor an accent mark.
+_LETTER = re.compile(r"(?<!\\)[A-Za-z]")

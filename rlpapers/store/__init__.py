@@ -106,9 +106,11 @@ class Store:
         data_dir: Path,
         progress: Progress | None = None,
         encoding: str | None = None,
+        names: dict[str, str] | None = None,
     ) -> None:
         self.root = root
         self.encoding = encoding
+        self.names = names or {}  # resolved path -> the name its records show (its file name)
         self.files = files
         self.metadata = metadata
         self.data_dir = data_dir
@@ -235,7 +237,7 @@ class Store:
                 self.heal(error)
 
     def _refresh_once(self) -> None:
-        states = stat_files(self.files, self.metadata)
+        states = stat_files(self.files, self.metadata, self.names)
         if self.is_fresh(states):
             return
         from filelock import Timeout
@@ -254,7 +256,9 @@ class Store:
         except OSError as error:
             raise _folder_error(self.root, error) from None
         try:
-            states = stat_files(self.files, self.metadata)  # again: they may have changed
+            states = stat_files(
+                self.files, self.metadata, self.names
+            )  # again: they may have changed
             if not self.is_fresh(states):
                 from .refresh import Refresh
 
@@ -268,7 +272,7 @@ class Store:
 
     def _stale_files(self, con: sqlite3.Connection) -> list[str]:
         """Corpus and metadata files that changed since the last refresh (nothing is written)."""
-        return _stale(con, stat_files(self.files, self.metadata))
+        return _stale(con, stat_files(self.files, self.metadata, self.names))
 
     def state(self) -> dict[str, Any]:
         """Where the store is, how many records it holds and whether it is fresh: reading only
@@ -416,7 +420,8 @@ class Store:
         files = self.con.execute("SELECT path, sha1 FROM files WHERE kind = ?", (CORPUS,))
         for path, sha1 in files.fetchall():
             row = self.con.execute(
-                "SELECT vocab FROM parses WHERE sha1 = ? AND name = ?", (sha1, Path(path).name)
+                "SELECT vocab FROM parses WHERE sha1 = ? AND name = ?",
+                (sha1, self.names.get(path) or Path(path).name),
             ).fetchone()
             for word, n in loads(row[0] if row else "{}", dict, "vocabulary").items():
                 if type(n) is not int:

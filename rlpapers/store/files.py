@@ -17,33 +17,57 @@ KEYS_FILE = "keys.yaml"
 
 
 def corpus_files(paths: Iterable[Path]) -> list[Path]:
-    """Expand folders to their ``*.txt`` files (sorted); a missing path is a ``CorpusError``.
+    """The corpus's files, in corpus order (``named_corpus_files``)."""
+    return list(named_corpus_files(paths))
+
+
+def named_corpus_files(paths: Iterable[Path]) -> dict[Path, str]:
+    """Each corpus file with the name its records show, in corpus order; a missing path is a
+    ``CorpusError``.
+
+    A folder stands for every ``*.txt`` file below it, as ripgrep searches a folder: sub-folders
+    too, except hidden ones, and without following symlinked folders (a link loop cannot hang
+    it); sorted by the path below the folder, which is also the file's name (two sub-folders
+    may each hold an ``a.txt``). A file given by itself is named by its file name.
 
     Only regular files are read, so no command can hang on a FIFO or a device: inside a folder,
     anything else named ``*.txt`` (a FIFO, socket, device, folder, dangling symlink or symlink
     loop) is skipped with a ``ParseWarning``; a path given by itself must be a file or a folder.
     A file whose path is not valid UTF-8 is skipped too: the record store keeps paths as text.
     """
-    files: dict[Path, None] = {}
+    files: dict[Path, str] = {}
     for path in paths:
         if path.is_dir():
-            found = [
-                file
-                for file in sorted(path.glob("*.txt"))
-                if _regular_in_folder(file) and _utf8_path(file)
-            ]
+            found = [f for f in _below(path) if _regular_in_folder(f) and _utf8_path(f)]
             if not found:
-                warnings.warn(ParseWarning(f"{path}: no *.txt files in this folder"), stacklevel=2)
+                warnings.warn(
+                    ParseWarning(f"{path}: no *.txt files in this folder or below it"),
+                    stacklevel=2,
+                )
             for file in found:
-                files[file] = None
+                files.setdefault(file, file.relative_to(path).as_posix())
         elif path.is_file():
             if _utf8_path(path):
-                files[path] = None
+                files.setdefault(path, path.name)
         elif path.exists():
             raise CorpusError(f"corpus path is not a regular file or a folder: {path}")
         else:
             raise CorpusError(f"corpus path does not exist: {path}")
-    return list(files)
+    return files
+
+
+def _below(folder: Path) -> list[Path]:
+    """Every entry named ``*.txt`` below ``folder`` (not hidden, not inside a hidden or
+    symlinked folder), sorted by its path below it."""
+    import os
+
+    found = []
+    for root, folders, names in os.walk(folder):  # never follows a symlinked folder
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        # a folder named *.txt is an entry too: it is skipped with a warning, as before
+        entries = names + [name for name in folders if name.endswith(".txt")]
+        found += [Path(root, n) for n in entries if n.endswith(".txt") and not n.startswith(".")]
+    return sorted(found, key=lambda file: file.relative_to(folder).parts)
 
 
 def _utf8_path(file: Path) -> bool:
@@ -105,6 +129,7 @@ class FileState(NamedTuple):
     size: int
     mtime_ns: int
     sha1: str = ""
+    label: str = ""  # the name its records show, where it is not the file name (not stored)
 
     def same_stat(self, other: FileState | None) -> bool:
         return other is not None and (self.kind, self.position, self.size, self.mtime_ns) == (
@@ -121,11 +146,16 @@ class FileState(NamedTuple):
 
     @property
     def name(self) -> str:
-        return Path(self.path).name
+        """The file's name in the corpus: its path below the corpus folder, else its name."""
+        return self.label or Path(self.path).name
 
 
-def stat_files(files: list[Path], metadata: list[Path]) -> list[FileState]:
-    """The state of every corpus file then every metadata file, in corpus order."""
+def stat_files(
+    files: list[Path], metadata: list[Path], names: dict[str, str] | None = None
+) -> list[FileState]:
+    """The state of every corpus file then every metadata file, in corpus order; ``names``
+    gives a file (by resolved path) the name its records show."""
+    names = names or {}
     states = []
     for kind, paths in ((CORPUS, files), (METADATA, metadata)):
         for position, path in enumerate(paths):
@@ -133,9 +163,9 @@ def stat_files(files: list[Path], metadata: list[Path]) -> list[FileState]:
                 st = path.stat()
             except OSError as error:
                 raise ParseError(error.strerror or str(error), str(path)) from None
-            states.append(
-                FileState(str(path.resolve()), kind, position, st.st_size, st.st_mtime_ns)
-            )
+            where = str(path.resolve())
+            label = names.get(where, "") if kind == CORPUS else ""
+            states.append(FileState(where, kind, position, st.st_size, st.st_mtime_ns, "", label))
     return states
 
 

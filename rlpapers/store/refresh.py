@@ -159,7 +159,7 @@ class Refresh:
         jobs = (
             (
                 read_bytes(s.path),
-                shown(s.name),  # the records' source: no escape sequence reaches a terminal
+                shown(s.name),  # the records' source, escaped for a terminal
                 self._known_titles(s, keep),
                 encodings[s.path] or None,
                 keep,
