@@ -319,3 +319,17 @@ def test_a_key_given_outside_free_key_is_never_given_twice(tmp_path):
         ledger.give_key("cccccccccc", ledger.free_key("yak"))
     assert ledger.keys_of(["cccccccccc"]) == {"cccccccccc": "yakc"}
     ledger.close()
+
+
+def test_a_garbled_fingerprint_is_reported_as_damage(tmp_path, isolated):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write(corpus / "a.txt", _paper(ORIGINAL))
+    _keys(corpus)
+    con = sqlite3.connect(isolated / "data" / "ledger.db")
+    con.execute("UPDATE papers SET print = 'not bytes'")
+    con.commit()
+    con.close()
+    _write(corpus / "a.txt", _paper(EDITED))  # a newcomer: compared with the absent paper
+    result = run("--corpus", corpus, "list", "-f", "ids", code=2)
+    assert "identity ledger" in result.stderr and "fingerprint" in result.stderr

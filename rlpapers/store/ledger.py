@@ -235,17 +235,22 @@ class Ledger:
 
     @_reports_damage
     def absent(self, present: set[str]) -> list[Version]:
-        """The papers with a fingerprint that are not in ``present``, as they last stood."""
+        """The papers with a fingerprint that are not in ``present``, as they last stood. (Ids
+        first, without the fingerprints: in the usual refresh every paper is present.)"""
+        scan = self.con.execute("SELECT id FROM papers WHERE print NOT NULL")
+        wanted = [pid for (pid,) in scan if pid not in present]
         out = []
-        rows = self.con.execute("SELECT id, file, ordinal, print FROM papers WHERE print NOT NULL")
-        for pid, file, ordinal, print_ in rows:
-            if pid in present:
-                continue
-            if type(print_) is not bytes or type(ordinal) not in (int, type(None)):
-                raise self._damaged(f"the fingerprint of paper {repr(pid)[:40]} is garbled")
-            out.append(
-                Version(self._paper_id(pid, "papers"), file or "", ordinal or 0, hashes(print_))
+        for part in chunks(wanted):
+            marks = ",".join("?" * len(part))
+            rows = self.con.execute(
+                f"SELECT id, file, ordinal, print FROM papers WHERE id IN ({marks})", part
             )
+            for pid, file, ordinal, print_ in rows:
+                if type(print_) is not bytes or type(ordinal) not in (int, type(None)):
+                    raise self._damaged(f"the fingerprint of paper {repr(pid)[:40]} is garbled")
+                out.append(
+                    Version(self._paper_id(pid, "papers"), file or "", ordinal or 0, hashes(print_))
+                )
         return out
 
     def _lookup(self, table: str, column: str, wanted: str, values: list[str]) -> dict[str, str]:
