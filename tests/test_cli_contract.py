@@ -414,3 +414,11 @@ def test_a_usage_error_is_one_line_with_a_hint(seeds_copy):
 def test_a_short_id_prefix_says_how_long_a_prefix_must_be():
     result = run("show", "7ig", code=1)
     assert "an id prefix needs at least 4 characters" in result.stderr
+
+
+def test_keys_lists_id_key_and_file():
+    """keys printed the 10-column paper TSV, though its help says id and citation key."""
+    lines = run("keys", "-f", "tsv").stdout.splitlines()
+    assert len(lines) == 40 and all(len(line.split("\t")) == 3 for line in lines)
+    assert any(line.split("\t")[1] == "zhan_tecrl" for line in lines)
+    assert lines[0].split("\t")[2].endswith(".txt")

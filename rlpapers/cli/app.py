@@ -735,16 +735,17 @@ def keys(
             "travel with the files.",
         ),
     ] = False,
-    format: FormatOpt = None,
+    format: ReportFormatOpt = None,
 ) -> None:
-    """List every paper's id and citation key; --pin writes them into keys.yaml files.
+    """List every paper's id, citation key and corpus file; --pin writes the keys into
+    keys.yaml files.
 
     Keys are given once by the identity ledger and never move; keys.yaml carries them to
     another machine or data folder (it is read like any metadata file).
     """
     lib = library(ctx)
     if not pin:
-        render.papers(list(lib.papers), fmt_of(format))
+        render.keys(lib.keys(), fmt_of(format))
         return
     for path, count in lib.pin_keys():
         report(f"wrote {count} key{'s' if count != 1 else ''} to {path}", "note")

@@ -327,19 +327,29 @@ def exported(items: Sequence[Paper], fmt: str, options: dict[str, Any]) -> None:
 
 
 def config(rows: list[tuple[str, str, str]], fmt: str) -> None:
-    """``rlpapers config``: (setting, value, origin) rows (a path's control characters shown
-    as escapes: ``shown``)."""
+    """``rlpapers config``: (setting, value, origin) rows."""
+    report_rows(("setting", "value", "from"), rows, fmt)
+
+
+def keys(rows: list[tuple[str, str, str]], fmt: str) -> None:
+    """``rlpapers keys``: (id, key, corpus file) rows."""
+    report_rows(("id", "key", "file"), rows, fmt)
+
+
+def report_rows(columns: tuple[str, ...], rows: list[tuple[str, ...]], fmt: str) -> None:
+    """Rows of a report in ``fmt`` (a table, tsv lines, or records in json/yaml); text is shown
+    with its control characters escaped (``shown``: a corpus path may hold some)."""
     from ..text import shown
 
-    rows = [(setting, shown(value), origin) for setting, value, origin in rows]
+    rows = [tuple(shown(value) for value in row) for row in rows]
     if fmt in ("json", "yaml"):
-        _emit_structured([{"setting": s, "value": v, "from": o} for s, v, o in rows], fmt)
+        _emit_structured([dict(zip(columns, row, strict=True)) for row in rows], fmt)
         return
     if fmt == "table":
         from rich.table import Table
 
         table = Table(box=None, show_header=True, header_style="bold")
-        for column in ("setting", "value", "from"):
+        for column in columns:
             table.add_column(column, overflow="fold")
         for row in rows:
             table.add_row(*row)
