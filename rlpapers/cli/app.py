@@ -331,13 +331,13 @@ def nothing_found(what: str = "no papers match") -> NoReturn:
 
 
 def _checked_encoding(value: str | None) -> str | None:
-    import codecs
-
     if value is not None:
+        from ..parse.text import text_codec
+
         try:
-            codecs.lookup(value)
-        except LookupError:
-            raise typer.BadParameter(f"unknown encoding {value!r}") from None
+            text_codec(value)
+        except LookupError as error:
+            raise typer.BadParameter(str(error)) from None
     return value
 
 
