@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -120,3 +121,112 @@ def test_a_trailing_backslash_shows_as_one(corpus):
     assert "\\\\" not in card
     chart = run("--corpus", corpus, "stats", "-f", "table").stdout
     assert "x\\ " in chart and "\\\\" not in chart
+
+
+# --- corpus files -------------------------------------------------------------------------------
+
+
+def _under_memory_limit(limit: int, *args) -> subprocess.CompletedProcess:
+    """The CLI in a child process whose address space is limited to ``limit`` bytes."""
+    code = (
+        "import resource, sys\n"
+        f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"
+        f"sys.argv = ['rlpapers', *{[str(a) for a in args]!r}]\n"
+        "from rlpapers.cli import main\n"
+        "main()\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.skipif(not hasattr(os, "truncate") or sys.platform != "linux", reason="RLIMIT_AS")
+def test_a_corpus_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(SEEDS / SEED, corpus)
+    big = corpus / "big.txt"
+    with big.open("wb") as handle:  # 300 MB: a page of text, then a hole the disk never holds
+        handle.write(b"Topic\n\nWe study reward shaping in sparse settings.\n\n" * 2000)
+        handle.truncate(300_000_000)
+    started = time.monotonic()
+    for args in (["--corpus", corpus, "list", "-f", "ids"], ["parse", big]):
+        result = _under_memory_limit(1 << 30, *args)  # 1 GiB: the whole file did not fit
+        assert result.returncode == 2, result.stderr
+        assert result.stderr == (
+            f"error: {big}: 286 MiB, more than the 256 MiB a corpus file may hold; "
+            "split it into several files\n"
+        )
+    assert time.monotonic() - started < 20
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS")
+def test_a_corpus_file_too_large_for_the_memory_left_is_exit_2_naming_it(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    big = corpus / "big.txt"
+    with big.open("wb") as handle:  # 40 MB, most of it a hole: under the size limit
+        handle.write(b"Topic\n\nWe study reward shaping in sparse settings.\n\n" * 2000)
+        handle.truncate(40_000_000)
+    for args in (["--corpus", corpus, "list"], ["parse", big]):
+        result = _under_memory_limit(150 << 20, *args)
+        assert result.returncode == 2, result.stderr  # was exit 70, "MemoryError"
+        assert result.stderr == (
+            "error: big.txt: not enough memory to parse its 38 MiB; split it into several files\n"
+        )
+
+
+# --- reference lists ------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_an_endless_ids_list_is_exit_2_in_bounded_memory():
+    for args, stdin in ((["export", "--ids", "/dev/zero"], None), (["show", "-"], "/dev/zero")):
+        with open(stdin or os.devnull, "rb") as source:
+            result = _under_memory_limit_stdin(1 << 30, source, *args)
+        assert result.returncode == 2, result.stderr  # was MemoryError
+        assert result.stderr.endswith(":1: a NUL byte: not a text list of ids or keys\n")
+
+
+def _under_memory_limit_stdin(limit: int, stdin, *args) -> subprocess.CompletedProcess:
+    code = (
+        "import resource, sys\n"
+        f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"
+        f"sys.argv = ['rlpapers', *{[str(a) for a in args]!r}]\n"
+        "from rlpapers.cli import main\n"
+        "main()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], stdin=stdin, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_20mb_line_is_refused_quoting_only_its_start(tmp_path):
+    listing = tmp_path / "ids.txt"
+    listing.write_bytes(b"qerl\n" + b"x" * 20_000_000 + b"\n")
+    result = run("export", "--ids", listing, code=2)
+    assert result.stderr == (
+        f"error: {listing}:2: a line longer than 65,536 bytes ('{'x' * 59}…'): "
+        "not a list of ids or keys\n"
+    )
+    for codec in ("utf-16", "utf-32"):
+        listing.write_bytes(("qerl\n" + "y" * 100_000 + "\n").encode(codec))
+        result = run("export", "--ids", listing, code=2)
+        assert f"ids.txt:2: a line longer than 65,536 bytes ('{'y' * 59}…')" in result.stderr
+    # a long line under the bound is a reference like any other, quoted by its start
+    listing.write_bytes(b"qerl\n" + b"z" * 65_535 + b"\n")
+    result = run("export", "--ids", listing, "-f", "ids", code=1)
+    assert f"no paper with id or key '{'z' * 59}…'" in result.stderr
+    assert len(result.stderr) < 300 and len(result.stdout.split()) == 1
+
+
+def test_a_utf32_ids_list_with_a_bom_is_read(tmp_path):
+    listing = tmp_path / "ids.txt"
+    listing.write_text("qerl\r\npcl\r\n", encoding="utf-32")
+    assert len(run("export", "--ids", listing, "-f", "ids").stdout.split()) == 2
+
+
+@posix_only
+@pytest.mark.parametrize("args", [["show", "-"], ["export", "--ids", "-"], ["parse", "-"]])
+def test_a_closed_stdin_is_exit_2(args):
+    result = _cli(*args, stdin=None, preexec_fn=lambda: os.close(0))
+    assert result.returncode == 2, result.stderr  # was AttributeError, exit 70
+    assert result.stderr == b"error: stdin is closed: there is nothing to read from '-'\n"

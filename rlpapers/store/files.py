@@ -140,7 +140,12 @@ def stat_files(files: list[Path], metadata: list[Path]) -> list[FileState]:
 
 
 def read_bytes(path: str) -> bytes:
+    """A corpus or metadata file's bytes; a ``ParseError`` naming it if it cannot be read or
+    holds more than ``MAX_FILE_BYTES`` (refused before it is read)."""
+    from ..parse import read_limited
+
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            return read_limited(handle, path)
     except OSError as error:
         raise ParseError(error.strerror or str(error), path) from None
