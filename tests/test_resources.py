@@ -230,3 +230,119 @@ def test_a_closed_stdin_is_exit_2(args):
     result = _cli(*args, stdin=None, preexec_fn=lambda: os.close(0))
     assert result.returncode == 2, result.stderr  # was AttributeError, exit 70
     assert result.stderr == b"error: stdin is closed: there is nothing to read from '-'\n"
+
+
+# --- signals --------------------------------------------------------------------------------------
+
+#: A parse worker busy with a file for a minute (a large file on a slow disk).
+SLOW_PARSE = """
+import sys, time
+import rlpapers.store.parsing as parsing
+parsing.PARALLEL_BYTES = 0
+real = parsing.parse_one
+def slow(job):
+    time.sleep(60)
+    return real(job)
+parsing.parse_one = slow
+from rlpapers.cli import main
+sys.argv = ['rlpapers', *sys.argv[1:]]
+main()
+"""
+
+
+def _slow_parse(tmp_path):
+    """A first build parsing on two processes, and its two workers, busy with their files."""
+    import psutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SEEDS, corpus)
+    (corpus / "c.txt").write_text("Topic\n\nWe propose CRL, a method for sparse rewards.\n")
+    proc = subprocess.Popen(  # stderr to a file: workers left behind would hold a pipe open
+        [sys.executable, "-c", SLOW_PARSE, "--corpus", str(corpus), "list", "-f", "ids"],
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "stderr").open("w"),
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(psutil.Process(proc.pid).children()) < 2:
+        time.sleep(0.05)
+    workers = psutil.Process(proc.pid).children()
+    assert len(workers) == 2, "the parse never started its workers"
+    time.sleep(0.5)  # the workers are past their start, into their files
+    return proc, workers
+
+
+def _gone_within(workers, seconds: float) -> bool:
+    import psutil
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.slow
+@posix_only
+@pytest.mark.parametrize(
+    ("name", "code", "message"),
+    [
+        ("SIGTERM", 143, "note: terminated (SIGTERM)\n"),
+        ("SIGHUP", 129, "note: terminated (SIGHUP)\n"),
+        ("SIGKILL", -9, ""),
+    ],
+)
+def test_workers_end_with_the_parent_however_it_is_stopped(tmp_path, name, code, message):
+    """The signal goes to the parent alone (``kill PID``, a supervisor, the OOM killer), not to
+    its process group as a terminal's Ctrl-C does: the workers must not outlive it."""
+    import signal
+
+    proc, workers = _slow_parse(tmp_path)
+    os.kill(proc.pid, getattr(signal, name))
+    proc.wait(timeout=30)
+    alone = _gone_within(workers, 2)
+    for worker in workers:  # a failing run leaves nothing behind either
+        if worker.is_running():
+            worker.kill()
+    assert alone, "the workers outlived the parent"  # they parsed on for good
+    err = (tmp_path / "stderr").read_text()
+    assert proc.returncode == code and err == message, err
+
+
+def test_ctrl_c_while_a_build_merges_its_runs_leaves_no_traceback(tmp_path, monkeypatch):
+    """Ctrl-C while the writer merges the posting runs it spilled to disk (a large build):
+    Whoosh's run readers, left suspended, delete their file when the collector closes them,
+    after the build's folder is gone; each printed a FileNotFoundError traceback."""
+    import gc
+
+    import whoosh.externalsort as externalsort
+    import whoosh.writing as writing
+
+    from rlpapers import Library
+
+    real_init = writing.PostingPool.__init__
+
+    def small_pool(self, tempstore, segment, limitmb=128, **kwargs):
+        real_init(self, tempstore, segment, limitmb=0.02, **kwargs)  # a run every ~20 kB
+
+    real_read = externalsort.SortingPool._read_run
+    opened = []
+
+    def read_run(self, path):
+        opened.append(path)
+        if len(opened) == 3:  # two runs are being read: Ctrl-C now
+            raise KeyboardInterrupt
+        yield from real_read(self, path)
+
+    monkeypatch.setattr(writing.PostingPool, "__init__", small_pool)
+    monkeypatch.setattr(externalsort.SortingPool, "_read_run", read_run)
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    lib = Library([SEEDS], index_dir=tmp_path / "index")
+    with pytest.raises(KeyboardInterrupt):
+        lib.search("policy")
+    gc.collect()
+    assert len(opened) == 3
+    assert not unraisable, [u.exc_value for u in unraisable]
+    assert not list((tmp_path / "index").rglob("gen-*"))  # the half-built generation is gone

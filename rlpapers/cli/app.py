@@ -1,5 +1,6 @@
 """The Typer app: thin commands that wire options to library calls and hand results to render."""
 
+import contextlib
 import copy
 import os
 import sys
@@ -20,6 +21,7 @@ from ..errors import IndexNotice, NotFoundError, ParseWarning, RlpapersError
 from . import render
 from .errors import (
     ExitCode,
+    Terminated,
     describe_internal,
     exit_code_for,
     message_for,
@@ -69,6 +71,10 @@ class Group(TyperGroup):
             except BrokenPipeError:
                 _silence_stdout()
                 raise typer.Exit(ExitCode.PIPE) from None
+            except Terminated as stop:
+                with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+                    report(f"terminated ({stop.name})", "note")
+                raise typer.Exit(128 + stop.signum) from None
             except KeyboardInterrupt:
                 report("interrupted", "note")
                 raise typer.Exit(ExitCode.INTERRUPTED) from None
