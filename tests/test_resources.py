@@ -346,3 +346,34 @@ def test_ctrl_c_while_a_build_merges_its_runs_leaves_no_traceback(tmp_path, monk
     assert len(opened) == 3
     assert not unraisable, [u.exc_value for u in unraisable]
     assert not list((tmp_path / "index").rglob("gen-*"))  # the half-built generation is gone
+
+
+# --- queries --------------------------------------------------------------------------------------
+
+
+def test_parentheses_nest_at_most_100_deep_whatever_the_length_cap(monkeypatch):
+    from rlpapers.index import query
+
+    run("list", "-f", "ids")
+    for depth in (101, 490):
+        result = run("search", "(" * depth + "policy" + ")" * depth, code=2)
+        assert result.stderr == (
+            "error: invalid query at character 101: parentheses nest more than 100 deep\n"
+        )  # 490 was "maximum recursion depth exceeded", exit 70
+    assert run("search", "(" * 100 + "policy" + ")" * 100, "-f", "ids").stdout
+    monkeypatch.setattr(query, "MAX_QUERY", 100_000)  # a longer length cap keeps this one
+    result = run("search", "(" * 5000 + "policy" + ")" * 5000, code=2)
+    assert "character 101: parentheses nest more than 100 deep" in result.stderr
+
+
+def test_the_wildcard_budget_is_named_when_no_one_term_exceeds_it(tmp_path):
+    from .test_reliability import _many_words_corpus
+
+    corpus = _many_words_corpus(tmp_path / "corpus")  # w0000 … w1499
+    assert run("-c", corpus, "search", "w1*", "-f", "ids").stdout  # 500 words, and 70 titles
+    result = run("-c", corpus, "search", "w14* w0*", code=2)
+    assert result.stderr == (
+        "error: invalid query at character 6: 'w14*' and 'w0*' together match more than 1,000 "
+        "words, the most the wildcards, ranges and fuzzy terms of a query may stand for: "
+        "make them more specific\n"
+    )  # was "'w0*' matches more than 1,000 words", as if the budget were its own
