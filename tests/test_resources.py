@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -377,3 +378,40 @@ def test_the_wildcard_budget_is_named_when_no_one_term_exceeds_it(tmp_path):
         "words, the most the wildcards, ranges and fuzzy terms of a query may stand for: "
         "make them more specific\n"
     )  # was "'w0*' matches more than 1,000 words", as if the budget were its own
+
+
+# --- sentence vectors -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-inf"])
+def test_a_vector_that_is_not_finite_is_damage_and_embedded_again(tmp_path, bad):
+    for module in ("numpy", "onnxruntime", "tokenizers"):
+        pytest.importorskip(module)
+    import sqlite3
+
+    import numpy as np
+
+    from .test_semantic_search import FINANCE, VEHICLES
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text(VEHICLES)
+    (corpus / "b.txt").write_text(FINANCE)
+    search = ("--corpus", corpus, "search", "automobiles", "--mode", "semantic", "-f", "ids")
+    before = run(*search).stdout.split()
+    store = next(Path(os.environ["RLPAPERS_INDEX_DIR"]).glob("*/store.db"))
+    with sqlite3.connect(store) as con:  # one value of the first hit's vector goes bad
+        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (before[0],)).fetchone()
+        vector = np.frombuffer(blob, dtype=np.float16).copy()
+        vector[5] = float(bad)
+        con.execute("UPDATE embeddings SET vector = ? WHERE id = ?", (vector.tobytes(), before[0]))
+    noticed = run(*search)
+    assert noticed.stderr == (
+        "note: 1 sentence vector held values that are not finite numbers (damage); dropped, "
+        "and embedded again by the next search that needs them\n"
+    )  # it was never matched, without a word
+    healed = run(*search)
+    assert healed.stderr == "" and healed.stdout.split() == before
+    with sqlite3.connect(store) as con:
+        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (before[0],)).fetchone()
+    assert np.isfinite(np.frombuffer(blob, dtype=np.float16)).all()
