@@ -466,3 +466,22 @@ def test_index_status_on_a_read_only_folder_reports_and_writes_nothing(tmp_path,
     assert sorted((p.relative_to(index), p.stat().st_mtime_ns) for p in index.rglob("*")) == before
     result = _read_only_run(index, "--corpus", corpus, "index")  # building is still refused
     assert result.returncode == 2 and "is not writable" in result.stderr
+
+
+# --- files that change under a run --------------------------------------------------------------
+
+
+def test_a_corpus_file_that_vanishes_mid_run_is_skipped_with_a_note(tmp_path):
+    from rlpapers import Library
+    from rlpapers.errors import ParseWarning
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SEEDS, corpus)
+    lib = Library([corpus], index_dir=tmp_path / "index")
+    assert len(lib.files) == 2  # listed: the run has its files
+    (corpus / SEED).rename(tmp_path / "elsewhere.txt")  # another program renames one meanwhile
+    with pytest.warns(ParseWarning, match=f"{SEED}: vanished during the run .*; skipped"):
+        papers = lib.papers  # was ParseError: No such file or directory, exit 2
+    assert papers and {p.source for p in papers} == {"003_9c520f58a50b3392.txt"}
+    (tmp_path / "elsewhere.txt").rename(corpus / SEED)  # back: its records are back
+    assert len(Library([corpus], index_dir=tmp_path / "index").papers) == 40

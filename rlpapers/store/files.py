@@ -66,7 +66,8 @@ def _regular_in_folder(file: Path) -> bool:
     try:
         mode = file.stat().st_mode  # follows symlinks: a link to a regular file is fine
     except OSError as error:
-        reason = {errno.ENOENT: "a dangling symlink", errno.ELOOP: "a symlink loop"}.get(
+        gone = "a dangling symlink" if file.is_symlink() else "vanished (renamed or removed)"
+        reason = {errno.ENOENT: gone, errno.ELOOP: "a symlink loop"}.get(
             error.errno or 0, error.strerror or str(error)
         )
         warnings.warn(ParseWarning(f"{file}: {reason}, skipped"), stacklevel=3)
@@ -125,12 +126,21 @@ class FileState(NamedTuple):
 
 
 def stat_files(files: list[Path], metadata: list[Path]) -> list[FileState]:
-    """The state of every corpus file then every metadata file, in corpus order."""
+    """The state of every corpus file then every metadata file, in corpus order. A file that
+    vanished since the corpus was listed (renamed or removed by another program meanwhile) is
+    skipped with a ``ParseWarning``, as if it had not been there: its records go until it is
+    back."""
     states = []
     for kind, paths in ((CORPUS, files), (METADATA, metadata)):
         for position, path in enumerate(paths):
             try:
                 st = path.stat()
+            except FileNotFoundError:
+                warnings.warn(
+                    ParseWarning(f"{path}: vanished during the run (renamed or removed); skipped"),
+                    stacklevel=3,
+                )
+                continue
             except OSError as error:
                 raise ParseError(error.strerror or str(error), str(path)) from None
             states.append(
