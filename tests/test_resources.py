@@ -485,3 +485,49 @@ def test_a_corpus_file_that_vanishes_mid_run_is_skipped_with_a_note(tmp_path):
     assert papers and {p.source for p in papers} == {"003_9c520f58a50b3392.txt"}
     (tmp_path / "elsewhere.txt").rename(corpus / SEED)  # back: its records are back
     assert len(Library([corpus], index_dir=tmp_path / "index").papers) == 40
+
+
+@pytest.mark.slow
+@posix_only
+@pytest.mark.parametrize(("name", "code"), [("SIGTERM", 143), ("SIGKILL", -9)])
+def test_index_workers_end_with_the_parent_too(tmp_path, name, code):
+    """The same for the index writer's two worker processes, forked by Whoosh: SIGTERM is one
+    line and exit 143 (no traceback from the workers), SIGKILL leaves no worker behind."""
+    import signal
+
+    import psutil
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    blocks = [f"We propose M{i}RL, a way to learn policy {i} on task {i}." for i in range(3000)]
+    (corpus / "a.txt").write_text("Topic\n\n" + "\n\n".join(blocks) + "\n")
+    script = (
+        "import sys, time\nimport rlpapers.index.view as view\nview.PARALLEL_FROM = 1\n"
+        "real = view.document\n"
+        "def slow(paper):\n    time.sleep(0.002)\n    return real(paper)\n"
+        "view.document = slow\n"  # a build of some seconds, whatever the machine
+        "from rlpapers.cli import main\nsys.argv = ['rlpapers', *sys.argv[1:]]\nmain()\n"
+    )
+    argv = [sys.executable, "-c", script, "--corpus", str(corpus)]
+    subprocess.run([*argv, "list", "-f", "ids"], check=True, capture_output=True, timeout=120)
+    proc = subprocess.Popen(
+        [*argv, "index"],
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "stderr").open("w"),
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(psutil.Process(proc.pid).children()) < 2:
+        time.sleep(0.05)
+    workers = psutil.Process(proc.pid).children()
+    assert len(workers) == 2, "the writer never started its workers"
+    os.kill(proc.pid, getattr(signal, name))
+    proc.wait(timeout=30)
+    alone = _gone_within(workers, 2)
+    for worker in workers:
+        if worker.is_running():
+            worker.kill()
+    assert alone, "the index workers outlived the parent"
+    err = (tmp_path / "stderr").read_text()
+    assert proc.returncode == code, err
+    assert err == ("note: terminated (SIGTERM)\n" if name == "SIGTERM" else ""), err
