@@ -24,6 +24,8 @@ FIELDS = {"title", "year", "venue", "url", "doi", "tags", "note", "key", "name"}
 #: A top-level ``encoding: gb18030`` in ``<file>.yaml`` sets that file's encoding; in
 #: ``metadata.yaml``, every file's of the folder. It wins over detection.
 ENCODING = "encoding"
+#: The years a paper may have: what the index's year field and ``--year`` ranges hold.
+YEARS = (1, 9999)
 
 
 @dataclass(frozen=True)
@@ -34,8 +36,16 @@ class Override:
     line: int
 
 
+#: How much larger than its own text a metadata file may grow once its aliases are expanded,
+#: in characters. Anchors and aliases (``&tags`` / ``*tags``) are fine for sharing a list;
+#: nested, they multiply: 469 bytes of them stood for a 312 MB title ("billion laughs").
+ALIAS_GROWTH = 1_000_000
+
+
 def load_yaml(path: Path) -> Any:
-    """Load YAML safely; a syntax error becomes a ParseError with the file and line."""
+    """Load YAML safely; a syntax error becomes a ParseError with the file and line, and so does
+    a file whose aliases expand to more than ``ALIAS_GROWTH`` characters beyond its own text
+    (checked before anything is built from it, in time linear in the file)."""
     import yaml
 
     try:
@@ -43,13 +53,60 @@ def load_yaml(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise ParseError(f"cannot read: {exc}", str(path)) from None
     try:
-        return yaml.safe_load(text)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if node is None:
+            return None
+        _check_expansion(node, 2 * len(text) + ALIAS_GROWTH, path)
+        return yaml.SafeLoader(text).construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ParseError(
             f"invalid YAML: {problem}", str(path), mark.line + 1 if mark else None
         ) from None
+
+
+def _check_expansion(root: Any, limit: int, path: Path) -> None:
+    """Refuse a document that stands for more than ``limit`` characters once its aliases are
+    expanded (a scalar counts its length plus one, a list or mapping one). Each node's expanded
+    size is counted once (an alias is its anchor's node object), so the check visits each node
+    of the file once, however much it stands for; a node that contains itself counts once."""
+    sizes: dict[int, int] = {}
+    visiting: set[int] = set()
+    stack: list[Any] = [root]
+    while stack:
+        node = stack[-1]
+        if id(node) in sizes:
+            stack.pop()
+            continue
+        children = _children(node)
+        todo = [c for c in children if id(c) not in sizes and id(c) not in visiting]
+        if todo and id(node) not in visiting:
+            visiting.add(id(node))
+            stack.extend(todo)
+            continue
+        stack.pop()
+        visiting.discard(id(node))
+        size = 1 + (len(node.value) if not children and isinstance(node.value, str) else 0)
+        size += sum(sizes.get(id(child), 0) for child in children)
+        if size > limit:
+            raise ParseError(
+                f"its anchors and aliases expand to more than {limit:,} characters (an alias "
+                "bomb?); write the values out",
+                str(path),
+                node.start_mark.line + 1,
+            )
+        sizes[id(node)] = size
+
+
+def _children(node: Any) -> list[Any]:
+    import yaml
+
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 def read_overrides(path: Path) -> list[Override]:
@@ -82,6 +139,12 @@ def _checked(values: dict[str, Any], path: Path, line: int | None) -> dict[str, 
         if name == "year":
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ParseError(f"year must be a whole number, not {value!r}", str(path), line)
+            if not YEARS[0] <= value <= YEARS[1]:
+                raise ParseError(
+                    f"year {value} is out of range: give one from {YEARS[0]} to {YEARS[1]}",
+                    str(path),
+                    line,
+                )
             out[name] = value
         elif name == "tags":
             items = [value] if isinstance(value, str) else value
@@ -118,17 +181,17 @@ def _key_lines(path: Path) -> dict[str, int]:
 
 def read_encoding(path: Path) -> str | None:
     """The ``encoding:`` a metadata file sets for its corpus file(s), checked, or None."""
-    import codecs
+    from .parse.text import text_codec
 
     data = load_yaml(path)
     value = data.get(ENCODING) if isinstance(data, dict) else None
     if value is None or isinstance(value, dict):
         return None
     try:
-        return codecs.lookup(str(value)).name
-    except LookupError:
+        return text_codec(str(value))
+    except LookupError as error:
         line = _key_lines(path).get(ENCODING)
-        raise ParseError(f"unknown encoding {value!r}", str(path), line) from None
+        raise ParseError(str(error), str(path), line) from None
 
 
 def encoding_for(file: Path, metadata: dict[Path, str | None]) -> str | None:

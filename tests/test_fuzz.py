@@ -10,6 +10,7 @@ with a real timeout. Example counts are fixed and small so the suite stays withi
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -71,10 +72,33 @@ MIXTURES = st.lists(st.one_of(st.sampled_from(SEED_BLOCKS), JUNK), min_size=0, m
 ENCODINGS = st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "gb18030", "cp1252"])
 
 
+#: Random bytes, half of them without NUL bytes: a NUL is refused at once as a binary file, so
+#: bytes with one never reach the splitter and the roles.
+BYTES = st.binary(max_size=2000) | st.binary(max_size=2000).map(lambda b: b.replace(b"\0", b""))
+
+
 @FUZZ
-@given(data=st.binary(max_size=2000))
+@given(data=BYTES)
 def test_random_bytes_as_a_file_to_parse(data):
-    cli("parse", "-", "-f", "json", input=data)
+    code, err = cli("parse", "-", "-f", "json", input=data)
+    if b"\0" not in data:
+        assert "binary file" not in err
+
+
+def _refused(data: bytes) -> bool:
+    """Whether a file of these bytes is refused whole (exit 2 for any corpus holding it)."""
+    import warnings
+
+    from rlpapers.errors import ParseError
+    from rlpapers.parse import parse_bytes
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parse_bytes(data)
+    except ParseError:
+        return True
+    return False
 
 
 @FUZZ
@@ -88,13 +112,21 @@ def test_random_mixtures_of_the_seed_layouts(text, encoding):
 
 
 @settings(FUZZ, max_examples=12)
-@given(first=MIXTURES, second=st.binary(max_size=500))
+@given(first=MIXTURES, second=BYTES.map(lambda b: b[:500]))
 def test_random_files_in_a_corpus_folder(tmp_path_factory, first, second):
+    """A file refused whole (a NUL byte, no encoding fits) is checked in a folder of its own:
+    beside the others it would refuse the whole corpus, and they would never be searched."""
     corpus = tmp_path_factory.mktemp("corpus")
-    (corpus / "a.txt").write_text(first, encoding="utf-8")
-    (corpus / "b.txt").write_bytes(second)
-    code, _ = cli("--corpus", corpus, "list", "-f", "json")
-    if code == 0:
+    refused = tmp_path_factory.mktemp("refused")
+    for name, data in (("a.txt", first.encode("utf-8")), ("b.txt", second)):
+        folder = refused if _refused(data) else corpus
+        (folder / name).write_bytes(data)
+    if any(refused.iterdir()):
+        code, err = cli("--corpus", refused, "list", "-f", "json")
+        assert code == 2 and err.count("\n") == 1, err
+    if any(corpus.iterdir()):
+        code, _ = cli("--corpus", corpus, "list", "-f", "json")
+        assert code in (0, 1)  # no file here is refused
         cli("--corpus", corpus, "search", "policy", "-f", "tsv")
 
 
@@ -151,7 +183,11 @@ def test_random_ids_lists(listing):
 
 
 YAML_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 3000) | st.text(max_size=20),
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 3000)
+    | st.sampled_from([10_000, 65_536])
+    | st.text(max_size=20),
     lambda inner: (
         st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
     ),
@@ -180,27 +216,34 @@ METADATA = st.one_of(
 
 @settings(FUZZ, max_examples=15)
 @given(text=METADATA)
+@example(text="qerl: {year: 65536}\n")  # accepted, then every search was exit 70
+@example(text="pcl: {year: -1, venue: x}\n")
 def test_random_metadata_yaml(tmp_path_factory, text):
+    """Metadata the export accepts must serve every command, the index's among them: a value
+    that only the index chokes on (a year out of its range) showed only in a search."""
     corpus = tmp_path_factory.mktemp("corpus")
     for seed in SEEDS.glob("*.txt"):
         shutil.copy(seed, corpus)
     (corpus / "metadata.yaml").write_text(text, encoding="utf-8")
     code, _ = cli("--corpus", corpus, "export", "-f", "markdown")
     if code == 0:
-        cli("--corpus", corpus, "list", "-f", "json")
+        for args in (["list", "-f", "json"], ["search", "policy"], ["stats"], ["similar", "qerl"]):
+            assert cli("--corpus", corpus, *args)[0] in (0, 1), args
 
 
 # --- bounds, with a real timeout ------------------------------------------------------------------
 
 
-def _bounded(args: list[str], timeout: float, **kwargs) -> subprocess.CompletedProcess:
+def _bounded(
+    args: list[str], timeout: float, codes: set[int] = OK_CODES, **kwargs
+) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [sys.executable, "-m", "rlpapers", *args],
         capture_output=True,
         timeout=timeout,  # the bound: TimeoutExpired fails the test
         **kwargs,
     )
-    assert proc.returncode in OK_CODES, proc.stderr
+    assert proc.returncode in codes, (args, proc.returncode, proc.stderr)
     assert b"Traceback" not in proc.stderr
     return proc
 
@@ -210,21 +253,30 @@ def test_every_command_over_the_bundled_corpus_and_hostile_files_returns_in_5_se
 
     corpus = tmp_path / "corpus"
     shutil.copytree(SEEDS, corpus)
-    (corpus / "binary.txt").write_bytes(bytes(range(256)) * 4)
     (corpus / "long.txt").write_text("word " * 20_000 + "\n")  # one 100 kB line
     (corpus / "phrases.txt").write_text("Topic\n\n" + "reward shaping policy. " * 4000 + "\n")
     if hasattr(os, "mkfifo"):
         os.mkfifo(corpus / "fifo.txt")
-    _bounded(["--corpus", str(corpus), "index"], timeout=30)  # the first build, not bounded to 5
-    for args in (
-        ["list", "-f", "json"],
-        ["search", "reward shaping", "-f", "table"],
-        ["search", "*e*"],
-        ["search", "a" * 100_000],
-        ["export", "-f", "markdown"],
-        ["stats"],
+    # The binary file in a folder of its own: beside the others it refuses the whole corpus
+    # (exit 2), and the long line, the phrases and the FIFO would never be searched.
+    refused = tmp_path / "refused"
+    refused.mkdir()
+    (refused / "binary.txt").write_bytes(bytes(range(256)) * 4)
+    result = _bounded(["--corpus", str(refused), "list"], timeout=BOUND, codes={2})
+    assert b"binary.txt:1: binary file" in result.stderr
+    _bounded(["--corpus", str(corpus), "index"], timeout=30, codes={0})  # not bounded to 5
+    listed = _bounded(["--corpus", str(corpus), "list", "-f", "json"], timeout=BOUND, codes={0})
+    assert {p["source"] for p in json.loads(listed.stdout)} >= {"long.txt", "phrases.txt"}
+    for args, codes in (
+        (["search", "reward shaping", "-f", "table"], {0}),
+        (["search", '"reward shaping policy"', "-f", "ids"], {0}),
+        (["search", "word", "-f", "ids"], {0}),
+        (["search", "*e*"], {0, 2}),  # 2: more words than a query's wildcards may stand for
+        (["search", "a" * 100_000], {2}),
+        (["export", "-f", "markdown"], {0}),
+        (["stats"], {0}),
     ):
-        _bounded(["--corpus", str(corpus), *args], timeout=BOUND)
+        _bounded(["--corpus", str(corpus), *args], timeout=BOUND, codes=codes)
 
 
 @pytest.mark.slow

@@ -26,7 +26,50 @@ def main() -> None:
     atexit.unregister(gc.freeze)  # once, however often main runs in one process
     atexit.register(gc.freeze)
     _guard_closed_streams()
+    _stop_on_signals()
     app(prog_name="rlpapers")
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM and SIGHUP stop a run as Ctrl-C does (``Terminated``): its worker processes are
+    stopped and its half-built files removed, then one line and exit 143 or 129 (they killed
+    it on the spot, leaving the workers behind). A process this run forks (the parse and
+    index workers) starts with the default handlers, and ends when this one ends, however
+    it ends (``die_with_parent``)."""
+    import os
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            try:
+                signal.signal(getattr(signal, name), _terminate)
+            except ValueError:  # main() called from a thread other than the main one
+                return
+    global _FORK_HOOK
+    if not _FORK_HOOK and hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_forked)
+        _FORK_HOOK = True
+
+
+_FORK_HOOK = False
+
+
+def _terminate(signum: int, frame: object) -> None:
+    from .errors import Terminated
+
+    raise Terminated(signum)
+
+
+def _forked() -> None:
+    import os
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    from ..store.parsing import die_with_parent
+
+    die_with_parent(os.getppid())
 
 
 def _guard_closed_streams() -> None:

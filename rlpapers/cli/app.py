@@ -1,5 +1,6 @@
 """The Typer app: thin commands that wire options to library calls and hand results to render."""
 
+import contextlib
 import copy
 import os
 import sys
@@ -20,6 +21,7 @@ from ..errors import IndexNotice, NotFoundError, ParseWarning, RlpapersError
 from . import render
 from .errors import (
     ExitCode,
+    Terminated,
     describe_internal,
     exit_code_for,
     message_for,
@@ -91,9 +93,16 @@ class Group(TyperGroup):
             except BrokenPipeError:
                 _silence_stdout()
                 raise typer.Exit(ExitCode.PIPE) from None
+            except Terminated as stop:
+                with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+                    report(f"terminated ({stop.name})", "note")
+                raise typer.Exit(128 + stop.signum) from None
             except KeyboardInterrupt:
                 report("interrupted", "note")
                 raise typer.Exit(ExitCode.INTERRUPTED) from None
+            except MemoryError:  # the environment, not a bug: the library names the file where
+                report("not enough memory for this run", "error")  # it can (a huge corpus file)
+                raise typer.Exit(ExitCode.INPUT) from None
             except (typer.Exit, typer.Abort):
                 raise
             except Exception as error:  # a bug: one line, unless asked for the traceback
@@ -376,13 +385,13 @@ def nothing_found(what: str = "no papers match") -> NoReturn:
 
 
 def _checked_encoding(value: str | None) -> str | None:
-    import codecs
-
     if value is not None:
+        from ..parse.text import text_codec
+
         try:
-            codecs.lookup(value)
-        except LookupError:
-            raise typer.BadParameter(f"unknown encoding {value!r}") from None
+            text_codec(value)
+        except LookupError as error:
+            raise typer.BadParameter(str(error)) from None
     return value
 
 
@@ -498,9 +507,10 @@ def fail_on_unknown(unknown: list[tuple[str, str | None]]) -> None:
     if not unknown:
         return
     from ..lookup import SUGGEST_FOR, not_found_message
+    from ..refs import shown
 
     for ref, suggestion in unknown[:SUGGEST_FOR]:
-        report(not_found_message(ref, suggestion), "error")
+        report(not_found_message(shown(ref), suggestion), "error")
     if len(unknown) > SUGGEST_FOR:
         report(f"and {len(unknown) - SUGGEST_FOR} more unknown references", "error")
     raise typer.Exit(ExitCode.NOT_FOUND)
@@ -511,7 +521,16 @@ def expand_refs(refs: list[str]) -> Iterator[str]:
     from ..refs import binary, read_refs
 
     for ref in refs:
-        yield from read_refs(binary(sys.stdin)) if ref == "-" else [ref]
+        yield from read_refs(binary(_stdin())) if ref == "-" else [ref]
+
+
+def _stdin() -> Any:
+    """stdin, or an error when the run was started with it closed (``<&-``)."""
+    if sys.stdin is None:
+        from ..errors import InputError
+
+        raise InputError("stdin is closed: there is nothing to read from '-'")
+    return sys.stdin
 
 
 @app.command()
@@ -529,12 +548,13 @@ def parse(
     header: HeaderOpt = False,
 ) -> None:
     """Parse one file (or '-' for stdin) and print its records, to check it before adding it."""
-    from ..parse import parse_bytes, parse_file
+    from ..parse import parse_bytes, parse_file, read_limited
+    from ..refs import binary
     from ..store.finish import finish
 
     encoding = ctx.ensure_object(dict).get("encoding")
     if file == "-":
-        records = parse_bytes(sys.stdin.buffer.read(), encoding=encoding)
+        records = parse_bytes(read_limited(binary(_stdin()), "<stdin>"), encoding=encoding)
     else:
         records = parse_file(file, encoding=encoding)
     if not records:

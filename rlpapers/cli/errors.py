@@ -30,7 +30,24 @@ class ExitCode:
     BUSY = 3  # the index stayed locked by another process longer than we wait
     INTERNAL = 70  # a bug: EX_SOFTWARE
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as a killed process would report
+    # SIGHUP and SIGTERM: 129 and 143 (128 + the signal), see ``Terminated``
     PIPE = 141  # the reader went away (128 + SIGPIPE), as a killed process would report
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread like Ctrl-C's ``KeyboardInterrupt`` (a
+    subclass, so that every clean-up written for Ctrl-C runs: worker processes stopped, half
+    built files removed), then reported as one line and exit 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        import signal
+
+        return signal.Signals(self.signum).name
 
 
 def exit_code_for(error: BaseException) -> int:

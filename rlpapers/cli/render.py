@@ -193,19 +193,21 @@ def detail(items: Sequence[Paper], fmt: str, header: bool = False) -> None:
     if fmt != "table":
         papers(items, fmt, header)
         return
-    from rich.markup import escape
     from rich.panel import Panel
+    from rich.text import Text
 
     console = _console()
     for paper in items:
-        lines = [f"[bold]{escape(paper.title)}[/bold]", ""]
+        # Text, not markup: escaping a field for markup doubles a trailing backslash
+        card = Text()
+        card.append(paper.title, style="bold")
+        card.append("\n\n")
         for label, value in _detail_fields(paper):
             if value:
-                lines.append(f"[dim]{label:<11}[/dim]{escape(value)}")
-        lines += ["", escape(paper.abstract)]
-        console.print(
-            Panel("\n".join(lines), title=f"[cyan]{paper.key}[/cyan]", title_align="left")
-        )
+                card.append(f"{label:<11}", style="dim")
+                card.append(f"{value}\n")
+        card.append(f"\n{paper.abstract}")
+        console.print(Panel(card, title=Text(paper.key, style="cyan"), title_align="left"))
 
 
 def _detail_fields(paper: Paper) -> list[tuple[str, str]]:
@@ -400,7 +402,7 @@ def _emit_structured(data: Any, fmt: str) -> None:
 
 
 def _stats_charts(data: dict[str, Any], sections: list[tuple[str, str]], top: int) -> None:
-    from rich.markup import escape
+    from rich.text import Text
 
     console = _console()
     console.print(f"[bold]{data['papers']} papers[/bold] in {data['files']} files\n")
@@ -415,7 +417,7 @@ def _stats_charts(data: dict[str, Any], sections: list[tuple[str, str]], top: in
             bar = "█" * max(1, round(24 * value / peak))
             number = f"{value:.1f}" if isinstance(value, float) else str(value)
             pad = " " * (width - _cells(str(key)))
-            console.print(f"  {escape(str(key))}{pad}  [cyan]{bar}[/cyan] {number}")
+            console.print(Text.assemble(f"  {key}{pad}  ", (bar, "cyan"), f" {number}"))
         console.print()
 
 

@@ -34,6 +34,9 @@ MAX_QUERY = 1000
 MAX_EXPANSIONS = 1000
 #: Largest edit distance of a fuzzy term: Whoosh's automaton grows exponentially with it.
 MAX_FUZZ = 2
+#: Deepest nesting of parentheses: Whoosh parses and runs a query recursively (490 levels went
+#: past Python's recursion limit). A cap of its own, whatever ``MAX_QUERY`` allows.
+MAX_NESTING = 100
 _BINARY = {"AND", "OR"}
 _KNOWN = set(QUERY_FIELDS) | {alias for names in ALIASES.values() for alias in names}
 _PROSE = {alias: field for field, names in ALIASES.items() for alias in names}
@@ -128,6 +131,10 @@ def _check_structure(query: str, lexemes: list[Lexeme]) -> None:
     for lexeme in lexemes:
         if lexeme.kind == "open":
             depth.append(lexeme)
+            if len(depth) > MAX_NESTING:
+                raise QueryError(
+                    f"parentheses nest more than {MAX_NESTING} deep", query, lexeme.pos + 1
+                )
         elif lexeme.kind == "close":
             if not depth:
                 raise QueryError("')' has no matching '('", query, lexeme.pos + 1)
@@ -312,25 +319,39 @@ def _lowercase_fields(query: str) -> str:
 
 def check_expansions(parsed: Any, reader: Any, query: str) -> None:
     """Refuse a query whose wildcards, ranges and fuzzy terms stand for more than
-    ``MAX_EXPANSIONS`` words (counting stops there, so checking is cheap too)."""
+    ``MAX_EXPANSIONS`` words in all, naming the terms and the budget (counting stops past the
+    budget, so checking is cheap too). A term counts the words it stands for in every field."""
     from itertools import islice
 
     from whoosh.query import Every
     from whoosh.query.terms import MultiTerm
 
-    left = MAX_EXPANSIONS
+    used = 0
+    counted: dict[str, int] = {}  # each term as written: its words, summed over its fields
     for leaf in parsed.leaves():
         if isinstance(leaf, Every):
             raise QueryError("'*' alone matches every word: give it some letters", query)
-        if isinstance(leaf, MultiTerm):
-            left -= sum(1 for _ in islice(leaf._btexts(reader), left + 1))
-            if left < 0:
-                raise QueryError(
-                    f"{_shown(leaf)} matches more than {MAX_EXPANSIONS:,} words: make it "
-                    "more specific",
-                    query,
-                    _position(query, leaf),
-                )
+        if not isinstance(leaf, MultiTerm):
+            continue
+        words = sum(1 for _ in islice(leaf._btexts(reader), MAX_EXPANSIONS - used + 1))
+        used += words
+        counted[_shown(leaf)] = counted.get(_shown(leaf), 0) + words
+        if used > MAX_EXPANSIONS:
+            raise QueryError(
+                _over_budget([t for t, n in counted.items() if n]), query, _position(query, leaf)
+            )
+
+
+def _over_budget(terms: list[str]) -> str:
+    """The message for terms over the budget: it names them all, and the budget."""
+    budget = (
+        f"more than {MAX_EXPANSIONS:,} words, the most the wildcards, ranges and fuzzy terms "
+        "of a query may stand for"
+    )
+    if len(terms) == 1:
+        return f"{terms[0]} matches {budget}: make it more specific"
+    named = ", ".join(terms[:-1]) + f" and {terms[-1]}"
+    return f"{named} together match {budget}: make them more specific"
 
 
 def _shown(leaf: Any) -> str:

@@ -285,9 +285,27 @@ def _write_all(ix: Any, papers: Iterable[Paper], total: int, tick: Progress) -> 
         writer.commit()  # most of a parallel build: the workers finish and their parts merge
     except BaseException:
         _stop_children(writer)  # before the build's folder is removed under them
+        _forgive_removed_runs(writer)
         with contextlib.suppress(Exception):  # a commit that failed midway may have closed it
             writer.cancel()
         raise
+
+
+def _forgive_removed_runs(writer: Any) -> None:
+    """Let the writer's posting pool find its run files gone. A commit stopped while it merged
+    them leaves Whoosh generators (``SortingPool._read_run``) that delete their file when they
+    are closed, which is when the garbage collector meets them, after the build's folder is
+    removed: each then printed a ``FileNotFoundError`` traceback ("Exception ignored in")."""
+    pool = getattr(writer, "pool", None)
+    remove = getattr(pool, "_remove_run", None)
+    if remove is None:
+        return
+
+    def remove_if_there(path: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            remove(path)
+
+    pool._remove_run = remove_if_there
 
 
 def _release_memory() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from ..digest import sha1
 from ..errors import ParseError, ParseWarning
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 # them.
 
 __all__ = [
+    "MAX_FILE_BYTES",
     "MAX_PARAGRAPH",
     "PARSER_VERSION",
     "parse_bytes",
@@ -41,17 +42,59 @@ __all__ = [
 PARSER_VERSION = "6"
 
 
+#: The largest corpus file read, in bytes. A file is parsed whole (a word broken at a line end
+#: is mended with the whole file's vocabulary), and parsing takes about six times the file's
+#: size in memory: a 256 MiB file about 1.5 GB and some minutes. A larger one is refused,
+#: naming it, before it is read; split it into several files.
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+
 def parse_file(path: str | Path, encoding: str | None = None) -> list[Paper]:
-    """Parse one seed file. Raises ``ParseError`` naming the file if it cannot be read.
-    ``encoding`` (a Python codec name) overrides the detected encoding."""
+    """Parse one seed file. Raises ``ParseError`` naming the file if it cannot be read or is
+    larger than ``MAX_FILE_BYTES``. ``encoding`` (a Python codec name) overrides the detected
+    encoding."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            data = read_limited(handle, str(path))
     except IsADirectoryError:
         raise ParseError("is a folder, not a file", str(path)) from None
     except OSError as exc:
         raise ParseError(exc.strerror or str(exc), str(path)) from None
     return parse_bytes(data, source=path.name, encoding=encoding)
+
+
+def read_limited(stream: BinaryIO, source: str) -> bytes:
+    """All of ``stream`` (an open file, stdin), or a ``ParseError`` naming ``source`` once it
+    holds more than ``MAX_FILE_BYTES``: what is read is never more than that."""
+    import os
+
+    try:
+        size = os.fstat(stream.fileno()).st_size
+    except (OSError, AttributeError, ValueError):  # io.BytesIO has no descriptor
+        size = 0
+    if size > MAX_FILE_BYTES:
+        raise too_large(source, size)
+    first = stream.read(size + 1) if size else b""  # a regular file: one buffer of its size
+    if size and len(first) <= size:
+        return first
+    pieces, total = [first], len(first)  # a pipe, or a file that grew: a piece at a time
+    while piece := stream.read(1 << 20):
+        total += len(piece)
+        if total > MAX_FILE_BYTES:
+            raise too_large(source, None)
+        pieces.append(piece)
+    return b"".join(pieces)
+
+
+def too_large(source: str, size: int | None) -> ParseError:
+    mib = 1024 * 1024
+    what = f"{size / mib:,.0f} MiB, more" if size else "more"
+    return ParseError(
+        f"{what} than the {MAX_FILE_BYTES // mib} MiB a corpus file may hold; split it into "
+        "several files",
+        source,
+    )
 
 
 Titles = Mapping[str, tuple[str, str]]
@@ -65,7 +108,14 @@ def parse_bytes(
 ) -> list[Paper]:
     from .text import decode
 
-    return parse_text(decode(data, source, encoding), source, titles)
+    try:
+        return parse_text(decode(data, source, encoding), source, titles)
+    except MemoryError:  # a file under the size limit, on a machine short of memory
+        raise ParseError(
+            f"not enough memory to parse its {len(data) / 1024 / 1024:,.0f} MiB; split it "
+            "into several files",
+            source,
+        ) from None
 
 
 def parse_text(text: str, source: str = "<text>", titles: Titles | None = None) -> list[Paper]:

@@ -10,6 +10,7 @@ from ..errors import ParseError
 from ..text import PARTICLES, fold  # noqa: F401  (re-exported for the parser)
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_UTF32_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
 #: A link in an abstract (trailing punctuation is trimmed by the caller).
 URL = re.compile(r"https?://[^\s<>\"'{}|\\^`\]]+")
 # C0/C1 controls other than tab and the newline family; they come from PDF copy-paste.
@@ -35,14 +36,16 @@ SAMPLE = 256 * 1024
 def decode(data: bytes, source: str = "", encoding: str | None = None) -> str:
     """Decode a corpus file.
 
-    An explicit ``encoding`` always wins. Otherwise: UTF-16 with a BOM; UTF-8 (with or without
+    An explicit ``encoding`` always wins. Otherwise: UTF-32 or UTF-16 with a BOM; UTF-8 (with or without
     a BOM); UTF-8 damaged in places (valid multi-byte sequences and a few invalid bytes, under
     ``DAMAGED_UTF8`` of its non-ASCII bytes: decoded with U+FFFD and a ``ParseWarning`` naming
     the lines); else a legacy encoding, told apart by charset-normalizer (GB18030, cp1252 and
-    the like). A file with NUL bytes and no UTF-16 BOM is binary and raises ``ParseError``.
+    the like). A file with NUL bytes and no UTF-16 or UTF-32 BOM is binary and raises ``ParseError``.
     """
     if encoding:
         return _decode_as(data, source, encoding)
+    if data.startswith(_UTF32_BOMS):  # before UTF-16: FF FE 00 00 starts with FF FE
+        return _decode_as(data, source, "utf-32")
     if data.startswith(_UTF16_BOMS):
         return _decode_utf16(data, source)
     if b"\x00" in data[:65536]:
@@ -67,18 +70,35 @@ def decode(data: bytes, source: str = "", encoding: str | None = None) -> str:
     )
 
 
+def text_codec(name: str) -> str:
+    """The codec's canonical name if ``name`` is a text encoding; ``LookupError`` (with a message
+    fit to show) if it is unknown or not one: base64, rot13 and zlib are codecs too, but turn
+    bytes into bytes, not text."""
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        raise LookupError(f"unknown encoding {name!r}") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise LookupError(f"{name!r} is not a text encoding (it turns bytes into bytes)")
+    return info.name
+
+
 def _decode_as(data: bytes, source: str, encoding: str) -> str:
     try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise ParseError(f"unknown encoding {encoding!r}", source) from None
+        text_codec(encoding)
+    except LookupError as error:
+        raise ParseError(str(error), source) from None
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
+        if exc.object != data or exc.start >= len(data):  # idna names a part of the text
+            raise ParseError(f"the text is not valid {encoding} ({exc.reason})", source) from None
         line = data[: exc.start].count(b"\n") + 1
         raise ParseError(
             f"byte 0x{data[exc.start]:02x} is not valid {encoding}", source, line
         ) from None
+    except UnicodeError as exc:  # punycode names no position
+        raise ParseError(f"the text is not valid {encoding} ({exc})", source) from None
     return text.removeprefix("\ufeff")
 
 

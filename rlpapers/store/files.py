@@ -90,7 +90,8 @@ def _regular_in_folder(file: Path) -> bool:
     try:
         mode = file.stat().st_mode  # follows symlinks: a link to a regular file is fine
     except OSError as error:
-        reason = {errno.ENOENT: "a dangling symlink", errno.ELOOP: "a symlink loop"}.get(
+        gone = "a dangling symlink" if file.is_symlink() else "vanished (renamed or removed)"
+        reason = {errno.ENOENT: gone, errno.ELOOP: "a symlink loop"}.get(
             error.errno or 0, error.strerror or str(error)
         )
         warnings.warn(ParseWarning(f"{file}: {reason}, skipped"), stacklevel=3)
@@ -154,13 +155,21 @@ def stat_files(
     files: list[Path], metadata: list[Path], names: dict[str, str] | None = None
 ) -> list[FileState]:
     """The state of every corpus file then every metadata file, in corpus order; ``names``
-    gives a file (by resolved path) the name its records show."""
+    gives a file (by resolved path) the name its records show. A file that vanished since the
+    corpus was listed (renamed or removed by another program meanwhile) is skipped with a
+    ``ParseWarning``, as if it had not been there: its records go until it is back."""
     names = names or {}
     states = []
     for kind, paths in ((CORPUS, files), (METADATA, metadata)):
         for position, path in enumerate(paths):
             try:
                 st = path.stat()
+            except FileNotFoundError:
+                warnings.warn(
+                    ParseWarning(f"{path}: vanished during the run (renamed or removed); skipped"),
+                    stacklevel=3,
+                )
+                continue
             except OSError as error:
                 raise ParseError(error.strerror or str(error), str(path)) from None
             where = str(path.resolve())
@@ -170,7 +179,12 @@ def stat_files(
 
 
 def read_bytes(path: str) -> bytes:
+    """A corpus or metadata file's bytes; a ``ParseError`` naming it if it cannot be read or
+    holds more than ``MAX_FILE_BYTES`` (refused before it is read)."""
+    from ..parse import read_limited
+
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            return read_limited(handle, path)
     except OSError as error:
         raise ParseError(error.strerror or str(error), path) from None

@@ -60,7 +60,7 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
     # minutes into a large file, and a pool that waits for it keeps the user waiting as long.
     # (A worker that dies, killed for memory, breaks the pool: an error, never a wait.)
     started: SimpleQueue[int] = new_queue()
-    pool = ProcessPoolExecutor(2, initializer=_worker_started, initargs=(started,))
+    pool = ProcessPoolExecutor(2, initializer=_worker_started, initargs=(started, os.getpid()))
     try:
         pending: deque[Future[Parsed]] = deque()
         for job in jobs:
@@ -82,11 +82,49 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
         pool.shutdown()
 
 
-def _worker_started(started: SimpleQueue[int]) -> None:
+def _worker_started(started: SimpleQueue[int], parent: int) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGTERM", "SIGHUP"):  # not the parent's handlers: a stop is a stop here
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    die_with_parent(parent)
     started.put(os.getpid())
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process as soon as ``parent`` (the process that started it) ends, however it
+    ends: SIGTERM and SIGHUP, which the parent turns into a clean stop of its workers, but
+    SIGKILL too, which leaves it no say. On Linux the kernel sends SIGKILL to this process then
+    (``PR_SET_PDEATHSIG``); elsewhere a thread checks the parent every half second. Without
+    this, a worker minutes into a large file outlived a killed parent for good."""
+    import signal
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0:
+            if os.getppid() != parent:  # it ended before the call took effect
+                os._exit(1)
+            return
+    except (OSError, AttributeError):  # not Linux
+        pass
+    import threading
+
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _watch_parent(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _stop_workers(started: SimpleQueue[int]) -> None:
