@@ -1,0 +1,217 @@
+"""Adversarial review of issue 22 (identity from the ledger, pins through ruamel.yaml, the
+restricted unpickler): each test here fails on the reviewed change and states what should
+happen instead. None fixes anything."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import shutil
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from rlpapers import Library
+from rlpapers.store.ledger import Ledger
+
+from .conftest import ROOT, run
+from .test_identity_ledger import EDITED, FIXTURE, ORIGINAL, _fixture, _ids, _keys, _paper, _write
+
+
+def touch_marker(path: str) -> None:
+    """What a planted pickle calls: proof that code from a file ran."""
+    Path(path).touch()
+
+
+class _Planted:
+    def __init__(self, marker: Path) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (touch_marker, (self.marker,))
+
+
+def _toc(index: Path) -> Path:
+    (toc,) = sorted(index.rglob("_MAIN_*.toc"))
+    return toc
+
+
+def _rewrite_toc(toc: Path, version: int | None, schema: bytes | None, segments: bytes) -> None:
+    """Rewrite a Whoosh table of contents: its format ``version`` (None: as written), its
+    schema (None: as written) and its segment list."""
+    from whoosh.filedb.structfile import StructFile
+
+    source = StructFile(io.BytesIO(toc.read_bytes()))
+    sizes = [source.read_varint() for _ in range(3)]
+    check, written_version = source.read_int(), source.read_int()
+    release = [source.read_varint() for _ in range(3)]
+    written_schema = source.read_string()
+    generation = source.read_int()
+    buffer = io.BytesIO()
+    out = StructFile(buffer)
+    for value in sizes:
+        out.write_varint(value)
+    out.write_int(check)
+    out.write_int(written_version if version is None else version)
+    for value in release:
+        out.write_varint(value)
+    if version == -110:  # Whoosh's legacy layout: a varint length, then the schema's pickle
+        out.write_varint(len(schema or written_schema))
+        out.write(schema or written_schema)
+    else:
+        out.write_string(written_schema if schema is None else schema)
+    out.write_int(generation)
+    out.write_int(0)
+    out.write(segments)
+    toc.write_bytes(buffer.getvalue())
+
+
+# --- the restricted unpickler ------------------------------------------------------------------
+
+
+def test_a_planted_legacy_format_table_of_contents_runs_no_code(seeds_copy, isolated, tmp_path):
+    """Whoosh reads a TOC of format -110 through ``whoosh.legacy.load_110_toc``, whose
+    ``RenamingUnpickler`` imports and calls whatever the pickle names: the restricted reader
+    installed in ``whoosh.compat`` never sees it. Observed: the marker is created."""
+    assert run("--corpus", seeds_copy, "search", "entropy", "-f", "ids").stdout
+    marker = tmp_path / "pwned"
+    evil = pickle.dumps(_Planted(marker), 2)
+    _rewrite_toc(_toc(isolated / "index"), -110, evil, pickle.dumps([], 2))
+    run("--corpus", seeds_copy, "search", "entropy", "-f", "ids")
+    assert not marker.exists(), "a planted legacy-format _MAIN_*.toc ran code"
+
+
+def test_a_script_that_imported_whoosh_first_still_reads_pickles_restricted(
+    seeds_copy, isolated, tmp_path
+):
+    """``install`` rebinds ``whoosh.compat``'s readers, but modules imported before it keep the
+    plain ones (``whoosh.filedb.structfile.load_pickle``, ``whoosh.formats.loads``, ...). A
+    script or notebook that imported Whoosh before rlpapers reads a planted segment list with
+    plain pickle. Observed: the marker is created."""
+    assert run("--corpus", seeds_copy, "search", "entropy", "-f", "ids").stdout
+    marker = tmp_path / "pwned"
+    _rewrite_toc(_toc(isolated / "index"), None, None, pickle.dumps(_Planted(marker), 2))
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        import whoosh.fields  # the script uses Whoosh too
+        from rlpapers import Library
+        with Library([{str(seeds_copy)!r}]) as lib:
+            lib.search("entropy")
+        """
+    )
+    subprocess.run([sys.executable, "-c", script], env=os.environ, check=False, timeout=300)
+    assert not marker.exists(), "a planted segment list ran code in a script importing whoosh"
+
+
+# --- pins --------------------------------------------------------------------------------------
+
+
+def test_a_pin_into_an_anchored_entry_gives_each_paper_its_own_key(tmp_path):
+    """Two entries sharing one mapping through a YAML alias (valid, and what a user writes to
+    give several papers one venue): the pin sets ``key:`` in the shared mapping, so both papers
+    are pinned to one key and every later command exits 2 (``keys --pin`` said "wrote 4
+    keys" and exited 0). Expected: each paper keeps its own key, and commands still work."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    other = ORIGINAL.replace("foo", "bar").replace("demonstrations", "videos")
+    _write(corpus / "a.txt", _paper(ORIGINAL) + "\nAnn Lee\n\n" + other + "\n")
+    with Library([corpus]) as lib:
+        before = {p.id: p.key for p in lib.papers}
+    first, second = before
+    (corpus / "keys.yaml").write_text(
+        f"defaults: &d\n  venue: ICML\n{first}: *d\n{second}: *d\n", encoding="utf-8"
+    )
+    run("--corpus", corpus, "keys", "--pin")
+    run("--corpus", corpus, "keys")  # observed: exit 2, "key ... already belongs to paper"
+    with Library([corpus]) as lib:
+        assert {p.id: p.key for p in lib.papers} == before
+
+
+def test_pinning_where_no_lock_file_can_be_made_is_a_clear_error_not_an_internal_one(tmp_path):
+    """The lock beside keys.yaml is made before anything is checked. Where it cannot be made
+    (a read-only corpus folder for a user who is not root; here a directory in its place, which
+    root cannot write either), ``keys --pin`` exits 70 "internal error (PermissionError ...)"
+    (IsADirectoryError here); before the change a read-only folder gave exit 2.
+    Expected: exit 2 with one line naming the folder, keys.yaml left as it was."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write(corpus / "a.txt", _paper(ORIGINAL))
+    (corpus / ".keys.yaml.lock").mkdir()
+    result = run("--corpus", corpus, "keys", "--pin", code=2)
+    assert "internal error" not in result.stderr
+    assert not (corpus / "keys.yaml").exists()
+
+
+# --- identity ----------------------------------------------------------------------------------
+
+
+def test_an_old_ledger_learns_on_first_use_not_only_on_the_first_change(tmp_path):
+    """A ledger of schema 1 with the record store of the same corpus, unchanged since (what a
+    user has who upgrades): the first run of the new code upgrades the store but teaches the
+    ledger nothing, since learning happens only inside a refresh that assigns ids. Clearing the
+    index folder (documented as rebuildable) then loses the text the ledger should have
+    learned, and an edit moves the key. docs/reliability.md: "upgraded in place on first use;
+    it learns each paper's text from the record store once". Expected: every paper keeps its
+    key. (Seen from the shell: a corpus keyed by ed14c66, one `rlpapers keys` with the change,
+    `rm -rf` the index folder, fix one word: smith_foo became smith_foob.)"""
+    corpus, options, expected = _fixture(tmp_path, with_store=True)
+    assert _ids(corpus, options) == expected  # the store now records this corpus's paths
+    # back to the state an upgrade meets: the old ledger, and a store it has not learned from
+    data = Path(os.environ["RLPAPERS_DATA_DIR"])
+    for companion in data.glob("ledger.db*"):
+        companion.unlink()
+    shutil.copy(FIXTURE / "ledger.db", data / "ledger.db")
+    with Library([corpus], **options) as lib:  # type: ignore[arg-type]
+        store = lib.store.root / "store.db"
+    con = sqlite3.connect(store)
+    con.execute("DELETE FROM meta WHERE name = 'taught'")
+    con.commit()
+    con.close()
+    assert _ids(corpus, options) == expected  # first use: nothing changed
+    shutil.rmtree(options["index_dir"])  # type: ignore[arg-type]
+    extra = corpus / "extra.txt"
+    text = extra.read_text(encoding="utf-8")
+    _write(extra, text.replace("across ten farms", "across twelve farms"))
+    assert _ids(corpus, options) == expected
+
+
+def test_a_run_over_another_corpus_moves_no_key_of_this_one(tmp_path):
+    """Corpus ``mine`` holds a paper, keyed smith_foo from its first run. A second corpus
+    sharing the data folder holds an edited copy of it: the ledger matches the copy to the
+    paper (absent from that corpus), makes the copy its latest text, and a run over both
+    corpora then gives smith_foo to the copy and a new key to the paper that never changed.
+    Before the change (ed14c66) the paper kept smith_foo. Expected: it keeps it."""
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    mine.mkdir()
+    theirs.mkdir()
+    _write(mine / "a.txt", _paper(ORIGINAL))
+    _write(theirs / "b.txt", _paper(EDITED))
+    key = _keys(mine)[ORIGINAL]
+    _keys(theirs)
+    assert _keys(mine) == {ORIGINAL: key}
+    with Library([mine, theirs]) as lib:
+        both = {p.abstract: p.key for p in lib.papers}
+    assert both[ORIGINAL] == key  # observed: smith_foob; the copy got smith_foo
+
+
+# --- ledger errors -----------------------------------------------------------------------------
+
+
+def test_a_full_disk_met_while_opening_the_ledger_is_named_as_a_full_disk(tmp_path):
+    """On a full disk (a 200 KiB tmpfs, filled after the first run), opening the ledger fails
+    with SQLITE_IOERR_SHMSIZE: SQLite cannot grow the ``-shm`` file. That is reported as
+    "its folder must be a readable and writable folder" (the folder is both).
+    Expected: the full-disk message the issue asks for."""
+    ledger = Ledger(tmp_path)
+    ledger.close()
+    error = sqlite3.OperationalError("disk I/O error")
+    error.sqlite_errorcode = 4874  # SQLITE_IOERR_SHMSIZE, as observed on the full tmpfs
+    error.sqlite_errorname = "SQLITE_IOERR_SHMSIZE"
+    message = str(ledger._error(error))
+    assert "readable and writable folder" not in message
+    assert "full" in message
