@@ -253,3 +253,17 @@ def test_new_papers_are_not_compared_with_most_papers_the_ledger_knows(monkeypat
     monkeypatch.setattr(identity, "similarity", counted)
     assert identity.match_edits(new, absent) == {}
     assert calls <= len(new) * len(absent) // 10, f"{calls} comparisons"
+
+
+def test_a_pin_keeps_a_comment_inside_a_flow_mapping(tmp_path):
+    """docs/reliability.md: "comments, order and every other field stay". A keys.yaml written
+    as one flow mapping over several lines (valid YAML) loses its comment on a pin."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write(corpus / "a.txt", _paper(ORIGINAL))
+    (pid,) = _ids(corpus, {})
+    (corpus / "keys.yaml").write_text(
+        f"{{{pid}: {{venue: ICML}}, # read twice\n  other: {{tags: [a, b]}}}}\n", encoding="utf-8"
+    )
+    run("--corpus", corpus, "keys", "--pin")
+    assert "# read twice" in (corpus / "keys.yaml").read_text(encoding="utf-8")
