@@ -46,24 +46,49 @@ def load_yaml(path: Path) -> Any:
     """Load YAML safely; a syntax error becomes a ParseError with the file and line, and so does
     a file whose aliases expand to more than ``ALIAS_GROWTH`` characters beyond its own text
     (checked before anything is built from it, in time linear in the file)."""
+    return _document(path)[0]
+
+
+def _document(path: Path) -> tuple[Any, dict[str, int]]:
+    """``load_yaml``'s value and the line of each top-level key, from one parse. libyaml's
+    parser (PyYAML's C binding) is used where PyYAML was built with it: a 480 KB metadata file
+    takes a tenth of the pure-Python parser's time. A file libyaml refuses is read again by the
+    pure-Python parser, which accepts a little more (a ``"\\uDC80"`` escape), so both read
+    every file alike."""
     import yaml
 
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ParseError(f"cannot read: {exc}", str(path)) from None
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            return _parsed(text, fast, path)
+        except yaml.YAMLError:
+            pass
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        if node is None:
-            return None
-        _check_expansion(node, 2 * len(text) + ALIAS_GROWTH, path)
-        return yaml.SafeLoader(text).construct_document(node)
+        return _parsed(text, yaml.SafeLoader, path)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ParseError(
             f"invalid YAML: {problem}", str(path), mark.line + 1 if mark else None
         ) from None
+
+
+def _parsed(text: str, loader: Any, path: Path) -> tuple[Any, dict[str, int]]:
+    import yaml
+
+    node = yaml.compose(text, Loader=loader)
+    if node is None:
+        return None, {}
+    _check_expansion(node, 2 * len(text) + ALIAS_GROWTH, path)
+    value = loader(text).construct_document(node)
+    lines = {}
+    if isinstance(node, yaml.MappingNode):
+        lines = {str(key.value): key.start_mark.line + 1 for key, _ in node.value}
+    return value, lines
 
 
 def _check_expansion(root: Any, limit: int, path: Path) -> None:
@@ -109,17 +134,56 @@ def _children(node: Any) -> list[Any]:
     return []
 
 
-def read_overrides(path: Path) -> list[Override]:
-    data = load_yaml(path)
+@dataclass(frozen=True)
+class Metadata:
+    """What one metadata file says: the encoding it sets for its corpus file(s), and its
+    overrides. Kept by the record store as JSON (``to_json``/``from_json``), so a refresh
+    reads again only the metadata files that changed."""
+
+    encoding: str | None
+    overrides: tuple[Override, ...]
+
+    def to_json(self) -> str:
+        import json
+
+        entries = [[o.target, _plain(o.values), o.source, o.line] for o in self.overrides]
+        return json.dumps({"encoding": self.encoding, "overrides": entries}, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Metadata:
+        """``to_json``'s value; ``ValueError`` for anything else."""
+        import json
+
+        data = json.loads(text)
+        encoding = data["encoding"]
+        if not isinstance(encoding, str | None):
+            raise ValueError("encoding")
+        overrides = []
+        for target, values, source, line in data["overrides"]:
+            if not isinstance(values, dict) or not isinstance(line, int):
+                raise ValueError("override")
+            if isinstance(values.get("tags"), list):
+                values["tags"] = tuple(str(t) for t in values["tags"])
+            overrides.append(Override(str(target), values, str(source), line))
+        return cls(encoding, tuple(overrides))
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+def read_metadata(path: Path) -> Metadata:
+    """A metadata file's encoding and overrides, from one parse; ``ParseError`` (file and
+    line) for anything that is not a mapping of paper ids or keys to known fields."""
+    data, lines = _document(path)
     if data is None:
-        return []
+        return Metadata(None, ())
     if not isinstance(data, dict):
         raise ParseError("expected a mapping of paper ids or keys to fields", str(path), 1)
-    lines = _key_lines(path)
     overrides = []
     for target, values in data.items():
         if target == ENCODING and not isinstance(values, dict):
-            continue  # a file setting (``read_encoding``), not a paper
+            continue  # a file setting (``_encoding``), not a paper
         line = lines.get(str(target), 0) or None
         if not isinstance(values, dict):
             raise ParseError(f"entry {target!r} must be a mapping of fields", str(path), line)
@@ -130,7 +194,11 @@ def read_overrides(path: Path) -> list[Override]:
                 f"unknown field {unknown[0]!r} for {target!r} (known: {known})", str(path), line
             )
         overrides.append(Override(str(target), _checked(values, path, line), str(path), line or 0))
-    return overrides
+    return Metadata(_encoding(data, lines, path), tuple(overrides))
+
+
+def read_overrides(path: Path) -> list[Override]:
+    return list(read_metadata(path).overrides)
 
 
 def _checked(values: dict[str, Any], path: Path, line: int | None) -> dict[str, Any]:
@@ -166,32 +234,22 @@ def _checked(values: dict[str, Any], path: Path, line: int | None) -> dict[str, 
     return out
 
 
-def _key_lines(path: Path) -> dict[str, int]:
-    """Line numbers of the top-level keys, for messages that point at the right entry."""
-    import yaml
-
-    try:
-        node = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return {}
-    if not isinstance(node, yaml.MappingNode):
-        return {}
-    return {key.value: key.start_mark.line + 1 for key, _ in node.value}
-
-
-def read_encoding(path: Path) -> str | None:
+def _encoding(data: dict[Any, Any], lines: dict[str, int], path: Path) -> str | None:
     """The ``encoding:`` a metadata file sets for its corpus file(s), checked, or None."""
     from .parse.text import text_codec
 
-    data = load_yaml(path)
-    value = data.get(ENCODING) if isinstance(data, dict) else None
+    value = data.get(ENCODING)
     if value is None or isinstance(value, dict):
         return None
     try:
         return text_codec(str(value))
     except LookupError as error:
-        line = _key_lines(path).get(ENCODING)
-        raise ParseError(str(error), str(path), line) from None
+        raise ParseError(str(error), str(path), lines.get(ENCODING)) from None
+
+
+def read_encoding(path: Path) -> str | None:
+    """The ``encoding:`` a metadata file sets for its corpus file(s), checked, or None."""
+    return read_metadata(path).encoding
 
 
 def encoding_for(file: Path, metadata: dict[Path, str | None]) -> str | None:

@@ -357,3 +357,26 @@ def test_ascii_keeps_the_capital_of_an_accented_word_protected():
     )
     assert protect_capitals(to_latex("café rényi", True)) == "caf{\\'e} r{\\'e}nyi"
     assert protect_capitals(to_latex("A Rényi view", False)) == "A Rényi view"
+
+
+def test_libyaml_and_pure_python_yaml_write_the_same_records(papers):
+    """The YAML export uses libyaml's dumper where PyYAML has it; what it writes loads back to
+    the records the pure-Python dumper's text gives, tricky strings included."""
+    import dataclasses
+
+    import yaml
+
+    from rlpapers.exporters.json_ import records
+    from rlpapers.exporters.yaml_ import dump
+
+    if not hasattr(yaml, "CSafeDumper"):
+        pytest.skip("this PyYAML was built without libyaml")
+    odd = dataclasses.replace(
+        papers[0],
+        title='Key: "quoted" #hash - dash: [x] {y} *star &amp | pipe > gt % pct ' + "é" * 150,
+        note="yes\tno null ~ 'single' \\ back\u2028sep",
+        tags=("on", "off", "1e3", "2025-01-01"),
+    )
+    data = records([odd, *papers])
+    slow, fast = dump(data, yaml.SafeDumper), dump(data, yaml.CSafeDumper)
+    assert yaml.safe_load(fast) == yaml.safe_load(slow) == data

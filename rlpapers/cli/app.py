@@ -3,6 +3,7 @@
 import contextlib
 import copy
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterator
@@ -82,7 +83,8 @@ class Group(TyperGroup):
         with warnings.catch_warnings():
             warnings.simplefilter("always", ParseWarning)
             warnings.simplefilter("always", IndexNotice)
-            warnings.showwarning = _show_warning  # type: ignore[assignment]
+            shown = Warnings()
+            warnings.showwarning = shown.show  # type: ignore[assignment]
             try:
                 result = super().invoke(ctx)
                 _flush_stdout()
@@ -114,6 +116,8 @@ class Group(TyperGroup):
                     raise
                 report(describe_internal(error))
                 raise typer.Exit(ExitCode.INTERNAL) from None
+            finally:
+                shown.summary()
 
 
 def usage_line(error: Any) -> str:
@@ -199,8 +203,35 @@ def _click_exceptions() -> tuple[type[BaseException], ...]:
     return (click.exceptions.ClickException, click.exceptions.Exit)
 
 
-def _show_warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
-    report(str(message), "note" if issubclass(category, IndexNotice) else "warning")
+class Warnings:
+    """Warnings as one line each, the first ``SHOWN`` of each kind only: a corpus of a million
+    one-line paragraphs warned a million times. Two warnings are of one kind when they differ
+    only in the file, line, quoted values and numbers they name. ``RLPAPERS_WARNINGS=all``
+    shows every one."""
+
+    SHOWN = 20
+    _VARYING = re.compile(r"^\S+:\d+: |'[^']*'|\"[^\"]*\"|\d+")
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+        self.every = os.environ.get("RLPAPERS_WARNINGS") == "all"
+
+    def show(self, message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+        text = str(message)
+        kind = self._VARYING.sub("_", text)
+        self.seen[kind] = self.seen.get(kind, 0) + 1
+        if self.every or self.seen[kind] <= self.SHOWN:
+            report(text, "note" if issubclass(category, IndexNotice) else "warning")
+
+    def summary(self) -> None:
+        hidden = sum(n - self.SHOWN for n in self.seen.values() if n > self.SHOWN)
+        if hidden and not self.every:
+            kinds = sum(1 for n in self.seen.values() if n > self.SHOWN)
+            report(
+                f"{hidden} more warnings like the {kinds * self.SHOWN} above not shown "
+                "(RLPAPERS_WARNINGS=all shows every one)",
+                "note",
+            )
 
 
 def _flush_stdout() -> None:

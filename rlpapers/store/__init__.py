@@ -9,6 +9,9 @@ Two SQLite files:
       parses(sha1, name, encoding, ids, bases, vocab, rows) each file's parse, by content
       prints(sha1, name, prints)  the identity fingerprints of a parse's papers (made while
                              parsing, handed to the ledger when a paper's text is new to it)
+      metadata(path, sha1, data, warned)  each metadata file's encoding and overrides as
+                             JSON, read again only when its hash changes, and the entries
+                             already warned about as naming no paper (once per version)
       records(id, key, file, fpos, ordinal, digest, copies, changed, data)  finished records
       removed(id, changed)   records that went away, so a search view can catch up
       embeddings(id, model, digest, vector)   sentence vectors, made only when semantic search
@@ -66,12 +69,14 @@ Progress = Callable[[int, int], None]
 T = TypeVar("T")
 
 APP_ID = 0x726C7073  # "rlps"
-VERSION = 4  # 3: parses.rows is zlib-compressed JSON; 4: prints
+VERSION = 5  # 3: parses.rows is zlib-compressed JSON; 4: prints; 5: metadata
 #: Schema version -> the script that brings a store of that version to the next (the records
 #: it holds are what an identity ledger written before version 4 learns its fingerprints from).
 UPGRADES = {
     3: "CREATE TABLE IF NOT EXISTS prints (sha1 TEXT NOT NULL, name TEXT NOT NULL, "
     "prints BLOB NOT NULL, PRIMARY KEY (sha1, name))",
+    4: "CREATE TABLE IF NOT EXISTS metadata (path TEXT PRIMARY KEY, sha1 TEXT NOT NULL, "
+    "data TEXT NOT NULL, warned TEXT NOT NULL)",
 }
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -82,6 +87,8 @@ CREATE TABLE IF NOT EXISTS parses (sha1 TEXT NOT NULL, name TEXT NOT NULL,
                      vocab TEXT NOT NULL, rows BLOB NOT NULL, PRIMARY KEY (sha1, name));
 CREATE TABLE IF NOT EXISTS prints (sha1 TEXT NOT NULL, name TEXT NOT NULL, prints BLOB NOT NULL,
                                    PRIMARY KEY (sha1, name));
+CREATE TABLE IF NOT EXISTS metadata (path TEXT PRIMARY KEY, sha1 TEXT NOT NULL, data TEXT NOT NULL,
+                                     warned TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, key TEXT NOT NULL, file TEXT NOT NULL,
                       fpos INTEGER NOT NULL, ordinal INTEGER NOT NULL, digest TEXT NOT NULL,
                       copies INTEGER NOT NULL, changed INTEGER NOT NULL, data TEXT NOT NULL);

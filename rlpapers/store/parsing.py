@@ -75,8 +75,13 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
             "the records are as they were: run the command again"
         ) from None
     except BaseException:  # Ctrl-C, a failed parse, a reader that stopped early
+        # the pool's own list too: a worker still starting has not yet said its pid
+        forked = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
         _stop_workers(started)
+        for process in forked:
+            if process.is_alive():
+                process.terminate()
         raise
     finally:
         pool.shutdown()

@@ -8,18 +8,17 @@ import json
 import sqlite3
 import warnings
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ParseError, ParseWarning
 from ..keys import SAFE_KEY, SAFE_KEY_TEXT
-from ..metadata import Override, read_overrides
+from ..metadata import Metadata, Override, read_metadata
 from ..model import Paper
 from ..parse import PARSER_VERSION
 from ..text import shown
 from . import paper_of, stored_paper
-from .db import chunks, loads, strings, transaction
+from .db import Garbled, chunks, loads, strings, transaction
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
 from .identity import Version, fingerprint, hashes, match_edits
@@ -71,6 +70,14 @@ class Identity:
     ids: dict[str, str]  # content id -> paper id
     keys: dict[str, str]  # paper id -> key
     changes: dict[str, dict[str, Any]] = field(default_factory=dict)  # paper id -> fields
+    # the changes are those the stored records were finished with (their digest is the one the
+    # last refresh stored): a paper's changes then need not be applied again to keep its record
+    same_changes: bool = False
+
+    @property
+    def changes_digest(self) -> str:
+        text = json.dumps(self.changes, sort_keys=True, ensure_ascii=False, default=list)
+        return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 class Refresh:
@@ -84,6 +91,10 @@ class Refresh:
         # (an abstract whose row is as it was, in the same place, keeps its stored record).
         self.fresh: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.old_rows: dict[str, dict[str, dict[str, Any]]] = {}
+        self._metadata: dict[str, Metadata] = {}
+        # metadata entries that named no paper and were warned about, per metadata file: each
+        # is named once per version of its file, not on every refresh
+        self.warned: dict[str, set[str]] = {}
 
     def run(self) -> None:
         # a new parser may give other titles and names: no stored record can be kept as it is
@@ -107,8 +118,9 @@ class Refresh:
                 "SELECT id, key, file, ordinal, copies, digest FROM records"
             )
         }
-        overrides = [o for s in self.states if s.kind != CORPUS for o in read_overrides_of(s)]
+        overrides = [o for s in self.states if s.kind != CORPUS for o in self.metadata(s).overrides]
         identity = Identities(self, items, previous).assign(overrides)
+        identity.same_changes = identity.changes_digest == self.store._meta("changes")
         self._write(corpus, items, previous, identity)
 
     # --- files --------------------------------------------------------------------------------
@@ -130,12 +142,12 @@ class Refresh:
         (``--encoding``), else the file's metadata sidecar, else its folder's metadata.yaml."""
         from pathlib import Path
 
-        from ..metadata import encoding_for, read_encoding
+        from ..metadata import encoding_for
 
         if self.store.encoding:
             return {s.path: self.store.encoding for s in self.states if s.kind == CORPUS}
         metadata = {
-            Path(s.path): read_encoding(Path(s.path)) for s in self.states if s.kind != CORPUS
+            Path(s.path): self.metadata(s).encoding for s in self.states if s.kind != CORPUS
         }
         return {
             s.path: encoding_for(Path(s.path), metadata) or ""
@@ -218,6 +230,32 @@ class Refresh:
             "SELECT rows FROM parses WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
         ).fetchone()
         return list(unpack(rows))
+
+    def metadata(self, state: FileState) -> Metadata:
+        """A metadata file's encoding and overrides: as stored while its hash is the same, else
+        read (once per refresh) and stored."""
+        if state.path in self._metadata:
+            return self._metadata[state.path]
+        row = self.con.execute(
+            "SELECT sha1, data, warned FROM metadata WHERE path = ?", (state.path,)
+        ).fetchone()
+        if row is not None and row[0] == state.sha1:
+            try:
+                found = Metadata.from_json(row[1])
+                warned = set(strings(loads(row[2], list, "warned entries"), "warned entries"))
+            except (ValueError, KeyError, TypeError) as error:
+                raise Garbled(f"garbled metadata of {state.path} ({error})") from None
+        else:
+            from pathlib import Path
+
+            found, warned = read_metadata(Path(state.path)), set()
+            self.con.execute(
+                "INSERT OR REPLACE INTO metadata VALUES (?, ?, ?, '[]')",
+                (state.path, state.sha1, found.to_json()),
+            )
+        self._metadata[state.path] = found
+        self.warned[state.path] = warned
+        return found
 
     def prints(self, state_path: str) -> list[bytes]:
         """The identity fingerprints of a file's papers, in order (made from its rows where a
@@ -332,6 +370,13 @@ class Refresh:
                 "INSERT OR REPLACE INTO removed VALUES (?, ?)", [(pid, counter) for pid in removed]
             )
             self.con.executemany("DELETE FROM removed WHERE id = ?", [(pid,) for pid in written])
+            self.con.executemany(
+                "UPDATE metadata SET warned = ? WHERE path = ?",
+                [(json.dumps(sorted(w)), path) for path, w in self.warned.items()],
+            )
+            kept = [s.path for s in self.states if s.kind != CORPUS]
+            marks = ",".join("?" * len(kept))
+            self.con.execute(f"DELETE FROM metadata WHERE path NOT IN ({marks})", kept)
             self.con.execute("DELETE FROM files")
             self.con.executemany(
                 "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
@@ -340,6 +385,7 @@ class Refresh:
             self._prune_parses()
             self._set_meta("parser", PARSER_VERSION)
             self._set_meta("taught", "1")  # the ledger knows every text these records hold
+            self._set_meta("changes", identity.changes_digest)
             if not self.store._meta("instance"):
                 from . import new_instance
 
@@ -542,10 +588,14 @@ class Identities:
         for override in later:
             pid = self._target(override.target, present)
             if pid is None:
-                message = f"no paper with id or key {override.target!r}, ignored"
-                warnings.warn(
-                    ParseWarning(f"{override.source}:{override.line}: {message}"), stacklevel=2
-                )
+                warned = self.refresh.warned.setdefault(override.source, set())
+                if override.target not in warned:
+                    warned.add(override.target)
+                    message = f"no paper with id or key {override.target!r}, ignored"
+                    warnings.warn(
+                        ParseWarning(f"{override.source}:{override.line}: {message}"),
+                        stacklevel=2,
+                    )
             else:
                 more.append((pid, override))
         self._claim_keys(more)
@@ -642,12 +692,6 @@ def _stored(refresh: Refresh, ids: list[str]) -> dict[str, str]:
     return out
 
 
-def read_overrides_of(state: FileState) -> Iterator[Override]:
-    from pathlib import Path
-
-    yield from read_overrides(Path(state.path))
-
-
 def _split_alias(cid: str) -> str:
     """The ledger's name for the paper an abstract got of its own when another abstract of the
     corpus held the paper its content id points to (``Identities._fresh_id``)."""
@@ -659,7 +703,7 @@ def _kept(
 ) -> bool:
     """Whether the stored records of these abstracts stand as they are, given that each one's
     parse is unchanged: every paper known with the same key, place and copy count, and no
-    metadata change for it."""
+    metadata change for it other than those the stored records were finished with."""
     for item in items:
         pid = identity.ids[item.cid]
         record = previous.get(pid)
@@ -671,7 +715,7 @@ def _kept(
             or (count > 1 and copies.reordered)
             or record.key != identity.keys[pid]
             or (record.file, record.ordinal) != (where.file, where.ordinal)
-            or pid in identity.changes
+            or (pid in identity.changes and not identity.same_changes)
         ):
             return False
     return True
