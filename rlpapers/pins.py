@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import io
 import os
+import re
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .errors import ParseError
+from .errors import ExportError, ParseError
 
 HEADER = (
     "# Citation keys pinned by `rlpapers keys --pin`: paper id -> key.\n"
@@ -37,14 +39,31 @@ def write_keys(path: Path, pins: Iterable[tuple[str, str, Iterable[str]]]) -> in
     from .files import save
 
     real = Path(os.path.realpath(path))
-    with FileLock(str(real.parent / f".{real.name}.lock")):
+    lock = FileLock(str(real.parent / f".{real.name}.lock"))
+    try:
+        lock.acquire()
+    except OSError as error:
+        raise ExportError(
+            f"cannot pin keys into {path}: no lock file can be made beside it "
+            f"({error.strerror or error}); nothing was written"
+        ) from None
+    try:
         yaml, document, before = _load(real)
-        entries = {str(n).lower(): e for n, e in document.items() if isinstance(e, dict)}
+        shared = Counter(id(e) for e in document.values() if isinstance(e, dict))
+        entries = {
+            str(n).lower(): (n, e)
+            for n, e in document.items()
+            if isinstance(e, dict) and shared[id(e)] == 1 and not _anchored(e)
+        }
         for target, key, names in pins:
             _pin(document, entries, target, key, names)
         out = io.StringIO()
         yaml.dump(document, out)
-        save(before + out.getvalue(), path, force=True)
+        text = before + out.getvalue()
+        _check_comments(real, text)
+        save(text, path, force=True)
+    finally:
+        lock.release()
     return sum(1 for value in document.values() if isinstance(value, dict) and "key" in value)
 
 
@@ -77,18 +96,62 @@ def _load(path: Path) -> tuple[Any, Any, str]:
 
 
 def _pin(
-    document: Any, entries: dict[str, Any], target: str, key: str, names: Iterable[str]
+    document: Any,
+    entries: dict[str, tuple[Any, Any]],
+    target: str,
+    key: str,
+    names: Iterable[str],
 ) -> None:
-    """Set the paper's ``key:`` in its entry (``entries``: the entries by lower-case name), or
-    add one for it."""
+    """Set the paper's ``key:`` in its entry (``entries``: name and mapping by lower-case name,
+    for the entries that are a mapping of their own), or add one for it. An entry that shares
+    its mapping with others through a YAML alias (``*defaults``) gets a copy of it, its own:
+    a key set in the shared mapping would pin every paper that uses it to one key."""
     from ruamel.yaml.comments import CommentedMap
 
     for name in (target, *names):
-        entry = entries.get(name.lower())
-        if entry is not None:
-            entry["key"] = key
+        found = entries.get(name.lower())
+        if found is not None:
+            found[1]["key"] = key
+            return
+    for name in (target, *names):
+        value = next((v for n, v in document.items() if str(n).lower() == name.lower()), None)
+        if isinstance(value, dict):  # shared through an alias
+            own = CommentedMap(value)
+            own["key"] = key
+            own.fa.set_flow_style()
+            original = next(n for n in document if str(n).lower() == name.lower())
+            document[original] = own
+            entries[name.lower()] = (original, own)
             return
     entry = CommentedMap(key=key)
     entry.fa.set_flow_style()
     document[target] = entry
-    entries[target.lower()] = entry
+    entries[target.lower()] = (target, entry)
+
+
+def _anchored(entry: Any) -> bool:
+    anchor = getattr(entry, "anchor", None)
+    return bool(getattr(anchor, "value", None))
+
+
+#: A comment: ``#`` at a line's start or after white space, outside quotes (approximately:
+#: quoted strings are taken out first).
+_QUOTED = re.compile(r"'[^'\n]*'|\"(?:[^\"\\\n]|\\.)*\"")
+_COMMENT = re.compile(r"(?:^|\s)(#.*)$")
+
+
+def _check_comments(path: Path, text: str) -> None:
+    """Refuse to write a keys.yaml that would lose a comment the user wrote (ruamel.yaml keeps
+    comments, but not those inside a ``{…}`` mapping written over several lines)."""
+    if not path.exists():
+        return
+    written = path.read_text(encoding="utf-8-sig")
+    for number, line in enumerate(written.splitlines(), 1):
+        found = _COMMENT.search(_QUOTED.sub("", line))
+        if found and found.group(1).strip() not in text:
+            raise ParseError(
+                "a pin would lose the comment on this line (comments inside a {…} mapping "
+                "cannot be kept): write that entry in block style; nothing was pinned",
+                str(path),
+                number,
+            )

@@ -150,6 +150,13 @@ def _fixture(tmp_path: Path, with_store: bool) -> tuple[Path, dict[str, str], di
             root = lib.store.root
         root.mkdir(parents=True, exist_ok=True)
         shutil.copy(FIXTURE / "store.db", root / "store.db")
+        # the store was written on another machine: its records name this corpus's files
+        con = sqlite3.connect(root / "store.db")
+        for (file,) in con.execute("SELECT DISTINCT file FROM records").fetchall():
+            here = str((corpus / Path(file).name).resolve())
+            con.execute("UPDATE records SET file = ? WHERE file = ?", (here, file))
+        con.commit()
+        con.close()
     expected = dict(line.split("\t") for line in (FIXTURE / "keys.tsv").read_text().splitlines())
     return corpus, {"index_dir": index}, expected
 

@@ -4,14 +4,20 @@ next search. Every pickle Whoosh reads goes through ``RestrictedUnpickler`` inst
 builds only the classes a search view of rlpapers is made of (``ALLOWED``) and refuses
 anything else; the view treats a refused file as damage and rebuilds itself.
 
-``install`` must run after ``whoosh.compat`` is imported and before any other Whoosh module
-is: they bind ``whoosh.compat``'s ``load``/``loads``/``pickle`` by name when imported.
+``install`` makes ``whoosh.compat`` hand out the restricted readers (other Whoosh modules bind
+its ``load``/``loads``/``pickle`` by name when they are imported), replaces the plain readers
+in every Whoosh module already imported (a script may import Whoosh before rlpapers), and
+drops Whoosh's loaders of legacy index formats, which unpickle with a reader that imports
+whatever a file names (a table of contents claiming format -110 went there). rlpapers writes
+every view itself, in the current format, so it never needs them. ``sweep`` replaces the
+plain readers again, for Whoosh modules imported since (``open_whoosh`` calls it).
 """
 
 from __future__ import annotations
 
 import io
 import pickle
+import sys
 import types
 from typing import IO, Any
 
@@ -81,10 +87,34 @@ def _restricted_pickle() -> types.ModuleType:
     return module
 
 
+_RESTRICTED = _restricted_pickle()
+
+
 def install() -> None:
-    """Make ``whoosh.compat`` hand out the restricted readers."""
+    """Read every Whoosh pickle restricted, from now on (see the module's docstring)."""
     import whoosh.compat
 
     whoosh.compat.load = load
     whoosh.compat.loads = loads
-    whoosh.compat.pickle = _restricted_pickle()
+    whoosh.compat.pickle = _RESTRICTED
+    import whoosh.legacy
+
+    whoosh.legacy.toc_loaders.clear()  # the same dict whoosh.index consults
+    sweep()
+
+
+def sweep() -> None:
+    """Replace pickle's plain readers wherever an imported Whoosh module holds them."""
+    plain = {
+        id(pickle): _RESTRICTED,
+        id(pickle.load): load,
+        id(pickle.loads): loads,
+        id(pickle.Unpickler): RestrictedUnpickler,
+    }
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "whoosh" or name.startswith("whoosh.")):
+            continue
+        for attr, value in list(vars(module).items()):
+            restricted = plain.get(id(value))
+            if restricted is not None:
+                setattr(module, attr, restricted)

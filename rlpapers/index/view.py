@@ -372,6 +372,9 @@ def _apply(ix: Any, changed: Iterable[Paper], removed: list[str]) -> None:
 def open_whoosh(gen: Path) -> Any:
     from whoosh.filedb.filestore import FileStorage
 
+    from ._unpickle import sweep
+
+    sweep()  # Whoosh modules imported since start-up read pickles restricted too
     # supports_mmap=False: Whoosh's default copies every compound segment into memory on open.
     return FileStorage(str(gen), supports_mmap=False).open_index()
 

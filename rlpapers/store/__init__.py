@@ -245,7 +245,8 @@ class Store:
 
     def _refresh_once(self) -> None:
         states = stat_files(self.files, self.metadata, self.names)
-        if self.is_fresh(states):
+        # a store from before the ledger kept fingerprints teaches it once, even unchanged
+        if self.is_fresh(states) and self._meta("taught"):
             return
         from filelock import Timeout
 
@@ -266,7 +267,7 @@ class Store:
             states = stat_files(
                 self.files, self.metadata, self.names
             )  # again: they may have changed
-            if not self.is_fresh(states):
+            if not (self.is_fresh(states) and self._meta("taught")):
                 from .refresh import Refresh
 
                 with _write_errors(self.root):

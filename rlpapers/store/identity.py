@@ -21,9 +21,10 @@ the ``PRINT_WORDS`` smallest CRC-32 values of a text's distinct words (a bottom-
 texts with fewer distinct words it is the whole set and the overlap is exact; for longer ones
 it is the standard estimate from the smallest values of the union.
 
-Pairs are taken best first, each paper at most once. Candidates come from each newcomer's
-rarest words among the absent papers' smallest hashes, so comparing stays near linear when
-whole files come and go.
+Pairs are taken best first, each paper at most once. A newcomer is compared only with the
+absent papers that share several of their smallest hashes with it (a common word proposes
+nothing), and with the one that stood in its place: an edit shares most of them, an unrelated
+paper almost none, so comparing stays near linear when whole files come and go.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ SMALL_EDIT = 0.8
 IN_PLACE = 0.6
 PRINT_WORDS = 128  # word hashes kept per paper: 512 bytes at most
 _INDEXED = 16  # an absent paper's smallest hashes that propose it as a candidate
-_CANDIDATES = 4000  # candidates scored per newcomer at most (rarest words first)
+_HITS = 3  # of those, how many a newcomer must share to be compared with it (fewer if it has few)
+_COMMON = 20  # a word in more than one in this many absent papers proposes nothing
 _WORD = re.compile(r"\w{3,}")  # words of three letters or more: "a", "we", "it" prove nothing
 
 
@@ -93,14 +95,18 @@ def match_edits(newcomers: Iterable[Version], absent: Iterable[Version]) -> dict
     if not old or not new:
         return {}
     postings: dict[int, list[int]] = {}
+    hits_needed = []
     for i, version in enumerate(old):
-        for h in sorted(version.words)[:_INDEXED]:
+        indexed = sorted(version.words)[:_INDEXED]
+        hits_needed.append(max(1, min(_HITS, len(indexed) // 4)))
+        for h in indexed:
             postings.setdefault(h, []).append(i)
+    common = max(50, len(old) // _COMMON)
     place = {(v.file, v.ordinal): i for i, v in enumerate(old)}
     pairs: list[tuple[float, int, int]] = []
     for j, version in enumerate(new):
         same_place = place.get((version.file, version.ordinal))
-        for i in _candidates(version.words, postings, same_place):
+        for i in _candidates(version.words, postings, hits_needed, common, same_place):
             score = similarity(version.words, old[i].words)
             needed = IN_PLACE if i == same_place else SMALL_EDIT
             if score >= needed:
@@ -118,15 +124,23 @@ def match_edits(newcomers: Iterable[Version], absent: Iterable[Version]) -> dict
 
 
 def _candidates(
-    words: frozenset[int], postings: dict[int, list[int]], same: int | None
+    words: frozenset[int],
+    postings: dict[int, list[int]],
+    needed: list[int],
+    common: int,
+    same: int | None,
 ) -> set[int]:
-    """Absent papers that share one of their smallest hashes with ``words``, rarest first, up
-    to ``_CANDIDATES`` (a word every paper has proposes nothing useful); and the one that
-    stood in the same place."""
-    lists = sorted((postings[h] for h in words if h in postings), key=len)
-    out: set[int] = set() if same is None else {same}
-    for found in lists:
-        if len(out) + len(found) > _CANDIDATES and out:
-            break
-        out.update(found)
+    """Absent papers that share at least ``needed`` of their smallest hashes with ``words``,
+    counting only hashes fewer than ``common`` absent papers have; and the one that stood in
+    the same place."""
+    from collections import Counter
+
+    tally: Counter[int] = Counter()
+    for h in words:
+        found = postings.get(h)
+        if found is not None and len(found) <= common:
+            tally.update(found)
+    out = {i for i, hits in tally.items() if hits >= needed[i]}
+    if same is not None:
+        out.add(same)
     return out

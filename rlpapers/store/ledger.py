@@ -112,9 +112,14 @@ class Ledger:
     def _error(self, error: sqlite3.DatabaseError, code: int | None = None) -> LedgerError:
         """What an SQLite error met in the ledger means: only damage is called damage. A
         read-only or full disk says so, and advises nothing that would throw keys away."""
+        extended = getattr(error, "sqlite_errorcode", None) or 0
         if code is None:
-            code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF
-        if code == sqlite3.SQLITE_FULL:
+            code = extended & 0xFF
+        if (
+            code == sqlite3.SQLITE_FULL
+            or extended == sqlite3.SQLITE_IOERR_SHMSIZE
+            or (code in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR) and self._disk_full())
+        ):
             return LedgerError(
                 f"the disk holding the identity ledger {self.path} is full; nothing was "
                 "written: free some space and run the command again"
@@ -132,6 +137,17 @@ class Ledger:
         if self.path.exists() and self.path.stat().st_size == 0:
             return self._damaged("the file is empty")
         return self._damaged(str(error))
+
+    def _disk_full(self) -> bool:
+        """Whether the ledger's disk has (almost) no room: SQLite reports a full disk met while
+        it grows its shared-memory file as an I/O error."""
+        import shutil
+
+        try:
+            usage = shutil.disk_usage(self.path.parent)
+        except OSError:
+            return False
+        return usage.total > 0 and usage.free < 1 << 20  # /proc has no size at all
 
     def _os_error(self, error: OSError) -> LedgerError:
         if error.errno == errno.ENOSPC:
@@ -234,11 +250,12 @@ class Ledger:
         return out
 
     @_reports_damage
-    def absent(self, present: set[str]) -> list[Version]:
-        """The papers with a fingerprint that are not in ``present``, as they last stood. (Ids
-        first, without the fingerprints: in the usual refresh every paper is present.)"""
-        scan = self.con.execute("SELECT id FROM papers WHERE print NOT NULL")
-        wanted = [pid for (pid,) in scan if pid not in present]
+    def absent(self, present: set[str], where: Callable[[str], bool]) -> list[Version]:
+        """The papers with a fingerprint that are not in ``present`` and last stood in a file
+        ``where`` accepts, as they last stood. (Ids and files first, without the fingerprints:
+        in the usual refresh every paper is present.)"""
+        scan = self.con.execute("SELECT id, file FROM papers WHERE print NOT NULL")
+        wanted = [pid for pid, file in scan if pid not in present and where(str(file or ""))]
         out = []
         for part in chunks(wanted):
             marks = ",".join("?" * len(part))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import sqlite3
 import warnings
 from collections import Counter
@@ -514,9 +515,23 @@ class Identities:
                 self.ledger.note_text(pid, cid, fingerprint(abstract), record.file, record.ordinal)
 
     def _edits(self, new: list[str], present: set[str]) -> dict[str, str]:
+        """Newcomer content id -> the paper it continues: one the ledger knows that is absent
+        and last stood in a file of this corpus, or in a file that is gone (renamed, deleted).
+        A paper whose file still stands outside this corpus lives in another corpus sharing
+        the ledger: an edited copy of it here is a paper of its own."""
         if not new:
             return {}
-        absent = self.ledger.absent(present)
+        ours = {item.file for item in self.items}
+        gone: dict[str, bool] = {}
+
+        def where(file: str) -> bool:
+            if file in ours:
+                return True
+            if file not in gone:
+                gone[file] = not os.path.exists(file)
+            return gone[file]
+
+        absent = self.ledger.absent(present, where)
         if not absent:
             return {}
         wanted = set(new)
