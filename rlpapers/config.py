@@ -167,6 +167,12 @@ def resolve(
     index, origin["index_dir"] = _index_dir(index_dir, cfg, paths, cfg_path)
     check_index_dir(index)
     mode, rerank = _search_section(cfg, cfg_path)
+    search = cfg.get("search") if isinstance(cfg.get("search"), dict) else {}
+    origin["search.mode"] = str(cfg_path) if "mode" in search else "default"
+    origin["search.rerank"] = str(cfg_path) if "rerank" in search else "default"
+    origin["data_dir"] = (
+        "RLPAPERS_DATA_DIR" if os.environ.get("RLPAPERS_DATA_DIR") else "platform folder"
+    )
     return Settings(tuple(paths), index, cfg_path, data_root(), encoding, mode, rerank, origin)
 
 

@@ -280,3 +280,15 @@ def test_a_file_moved_into_a_sub_folder_shows_its_new_name(tmp_path):
         (after,) = lib.papers
     assert (before.source, after.source) == ("a.txt", "old/a.txt")
     assert (before.id, before.key) == (after.id, after.key)
+
+
+def test_config_shows_the_ledger_and_the_search_settings(isolated):
+    """config showed neither search.mode nor where the ledger is."""
+    (isolated / "config.yaml").write_text("search:\n  mode: lexical\n", encoding="utf-8")
+    rows = {
+        line.split("\t")[0]: line.split("\t")[1:]
+        for line in run("config", "-f", "tsv").stdout.splitlines()
+    }
+    assert rows["ledger"] == [str(isolated / "data" / "ledger.db"), "RLPAPERS_DATA_DIR"]
+    assert rows["search.mode"] == ["lexical", str(isolated / "config.yaml")]
+    assert rows["search.rerank"] == ["default", "default"]

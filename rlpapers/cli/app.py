@@ -603,6 +603,10 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
     rows += [("corpus path", str(p), settings.origin["corpus"]) for p in settings.corpus]
     rows += [("corpus file", str(f), "") for f in lib.files]
     rows.append(("index dir", str(settings.index_dir), settings.origin["index_dir"]))
+    rows.append(("ledger", str(settings.data_dir / "ledger.db"), settings.origin["data_dir"]))
+    rows.append(("search.mode", settings.search_mode, settings.origin["search.mode"]))
+    rerank = "default" if settings.search_rerank is None else str(settings.search_rerank)
+    rows.append(("search.rerank", rerank, settings.origin["search.rerank"]))
     render.config(rows, fmt_of(format))
 
 
