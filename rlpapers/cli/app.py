@@ -22,6 +22,7 @@ from ..errors import IndexNotice, NotFoundError, ParseWarning, RlpapersError
 from . import render
 from .errors import (
     ExitCode,
+    Swallowed,
     Terminated,
     describe_internal,
     exit_code_for,
@@ -85,8 +86,11 @@ class Group(TyperGroup):
             warnings.simplefilter("always", IndexNotice)
             shown = Warnings()
             warnings.showwarning = shown.show  # type: ignore[assignment]
+            Swallowed.install()
+            Swallowed.pending = None
             try:
                 result = super().invoke(ctx)
+                Swallowed.raise_pending()  # a Ctrl-C lost in an at-fork callback
                 _flush_stdout()
                 return result
             except RlpapersError as error:
