@@ -157,15 +157,21 @@ def _search_section(cfg: dict[str, Any], cfg_path: Path) -> tuple[str, int | Non
 
 
 def resolve(
-    corpus: list[Path] | None = None, index_dir: Path | None = None, encoding: str | None = None
+    corpus: list[Path] | None = None,
+    index_dir: Path | None = None,
+    encoding: str | None = None,
+    writing: bool = True,
 ) -> Settings:
-    """Settings from options (may be None), the environment and the config file."""
+    """Settings from options (may be None), the environment and the config file. A run that
+    may write (``writing``, every run but one that only reports) needs a writable index folder,
+    checked at once."""
     cfg_path, origin_of_config = config_source()
     cfg = read_config(cfg_path, named=origin_of_config == "RLPAPERS_CONFIG")
     origin: dict[str, str] = {"config": origin_of_config}
     paths, origin["corpus"] = _corpus_paths(corpus, cfg, cfg_path)
     index, origin["index_dir"] = _index_dir(index_dir, cfg, paths, cfg_path)
-    check_index_dir(index)
+    if writing:
+        check_index_dir(index)
     mode, rerank = _search_section(cfg, cfg_path)
     search = cfg.get("search") if isinstance(cfg.get("search"), dict) else {}
     origin["search.mode"] = str(cfg_path) if "mode" in search else "default"

@@ -445,15 +445,6 @@ def _can_mount_read_only(tmp_path: Path) -> bool:
     return result.returncode == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs three changes, two in the store code: config.resolve must skip "
-    "check_index_dir for a run that only reads (index --status); Store.state must open "
-    "store.db with mode=ro&immutable=1 on a read-only folder (SQLite cannot open a WAL database "
-    "mode=ro where it cannot make the -shm file); View.state must take the change counter from "
-    "that read-only look, not Store.counter (which opens the store read-write, finds it "
-    "unreadable and takes the lock to rebuild it)",
-)
 def test_index_status_on_a_read_only_folder_reports_and_writes_nothing(tmp_path, corpus):
     if not _can_mount_read_only(tmp_path):
         pytest.skip("needs root and unshare for a read-only bind mount")

@@ -401,14 +401,16 @@ def filters_of(
     )
 
 
-def library(ctx: typer.Context) -> Any:
-    """The run's Library, made once from the global options."""
+def library(ctx: typer.Context, writing: bool = True) -> Any:
+    """The run's Library, made once from the global options (``writing``: see ``resolve``)."""
     obj = ctx.ensure_object(dict)
     if "library" not in obj:
         from ..config import resolve
         from ..library import Library
 
-        settings = resolve(obj.get("corpus"), obj.get("index_dir"), obj.get("encoding"))
+        settings = resolve(
+            obj.get("corpus"), obj.get("index_dir"), obj.get("encoding"), writing=writing
+        )
         obj["library"] = Library(settings=settings, progress=render.BuildProgress())
         ctx.call_on_close(obj["library"].close)  # closed by the run, not left to the collector
     return obj["library"]
@@ -777,7 +779,7 @@ def index(
     With --status, report where the record store and the index are and whether they are fresh,
     stale, damaged or missing, and change nothing.
     """
-    lib = library(ctx)
+    lib = library(ctx, writing=not status)
     if not status:
         lib.rebuild()
     render.status(lib.status(), fmt_of(format))

@@ -97,10 +97,11 @@ class View:
         instance, counter = self.store.counter
         return self._same_kind(manifest) and manifest.get("counter") == counter
 
-    def _same_kind(self, manifest: dict[str, Any]) -> bool:
+    def _same_kind(self, manifest: dict[str, Any], looked: tuple[str, int] | None = None) -> bool:
         """Built by this version from this store (a store rebuilt since then, which says so
-        itself, is another instance)."""
-        instance, _ = self.store.counter
+        itself, is another instance); ``looked``: the store's instance and counter as a
+        read-only look found them, else the store is asked."""
+        instance, _ = looked or self.store.counter
         return self._same_version(manifest) and manifest.get("instance") == instance
 
     @staticmethod
@@ -132,7 +133,9 @@ class View:
         except Exception as error:
             return {"path": str(gen), "state": f"damaged ({type(error).__name__})"}
         size = sum(f.stat().st_size for f in gen.rglob("*") if f.is_file())
-        fresh = self._same_kind(manifest) and manifest.get("counter") == self.store.counter[1]
+        # the store as its read-only look found it (``Store.state``, called first)
+        looked = self.store.looked or self.store.counter
+        fresh = self._same_kind(manifest, looked) and manifest.get("counter") == looked[1]
         return {
             "path": str(gen),
             "state": "fresh" if fresh else "stale",

@@ -118,6 +118,7 @@ class Store:
         self.root = root
         self.encoding = encoding
         self.names = names or {}  # resolved path -> the name its records show (its file name)
+        self.looked: tuple[str, int] | None = None  # (instance, counter) as ``state`` read them
         self.files = files
         self.metadata = metadata
         self.data_dir = data_dir
@@ -294,10 +295,11 @@ class Store:
         if not path.exists():
             return out | {"state": "missing"}
         try:
-            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT)
+            con = _read_only(path, self.root)
             try:
                 records = con.execute("SELECT count(*) FROM records").fetchone()[0]
                 stale = self._stale_files(con)
+                self.looked = _counter(con)
             finally:
                 con.close()
         except sqlite3.DatabaseError as error:
@@ -463,6 +465,20 @@ class Store:
 
         wanted = list(refs)  # read once: a second try after healing reads the same list
         return self.reading(lambda: find(self.lookup, wanted))
+
+
+def _read_only(path: Path, root: Path) -> sqlite3.Connection:
+    """A connection that writes nothing. In a folder this process cannot write, SQLite cannot
+    make the ``-shm`` file a WAL database needs even to read it: there the file is opened as
+    immutable (nothing else can be writing it either, for the same reason)."""
+    writable = os.access(root, os.W_OK)
+    flags = "mode=ro" if writable else "mode=ro&immutable=1"
+    return sqlite3.connect(f"{path.resolve().as_uri()}?{flags}", uri=True, timeout=BUSY_TIMEOUT)
+
+
+def _counter(con: sqlite3.Connection) -> tuple[str, int]:
+    rows = dict(con.execute("SELECT name, value FROM meta WHERE name IN ('instance', 'counter')"))
+    return str(rows.get("instance", "")), int(rows.get("counter", 0) or 0)
 
 
 def _stale(con: sqlite3.Connection, states: list[FileState]) -> list[str]:
