@@ -531,3 +531,35 @@ def test_index_workers_end_with_the_parent_too(tmp_path, name, code):
     err = (tmp_path / "stderr").read_text()
     assert proc.returncode == code, err
     assert err == ("note: terminated (SIGTERM)\n" if name == "SIGTERM" else ""), err
+
+
+@posix_only
+def test_sigterm_while_a_command_waits_is_one_line_and_exit_143():
+    """SIGTERM to a command that is only waiting (``show -`` on a silent pipe): one line, 143
+    (it ended at once with no word, as a killed process, leaving 143 to the shell alone)."""
+    import signal
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rlpapers", "show", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)  # started, reading stdin
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143 and err == "note: terminated (SIGTERM)\n" and out == "", err
+
+
+@posix_only
+def test_sigterm_outside_a_command_is_the_same_line_and_code():
+    """Before or after a command runs (start-up, closing), nothing is left to clean up: the
+    handler itself reports and exits (Click would print "Aborted!" and exit 1)."""
+    result = subprocess.run(
+        [sys.executable, "-c", "from rlpapers.cli import _terminate; _terminate(15, None)"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 143 and result.stderr == "note: terminated (SIGTERM)\n"

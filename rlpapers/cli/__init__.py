@@ -55,9 +55,17 @@ _FORK_HOOK = False
 
 
 def _terminate(signum: int, frame: object) -> None:
-    from .errors import Terminated
+    import os
 
-    raise Terminated(signum)
+    from .errors import Terminated, report
+
+    stop = Terminated(signum)
+    if Terminated.caught:
+        raise stop
+    try:
+        report(f"terminated ({stop.name})", "note")
+    finally:
+        os._exit(128 + signum)
 
 
 def _forked() -> None:

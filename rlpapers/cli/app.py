@@ -61,6 +61,7 @@ class Group(TyperGroup):
             warnings.simplefilter("always", ParseWarning)
             warnings.simplefilter("always", IndexNotice)
             warnings.showwarning = _show_warning  # type: ignore[assignment]
+            Terminated.caught = True
             try:
                 result = super().invoke(ctx)
                 _flush_stdout()
@@ -92,6 +93,8 @@ class Group(TyperGroup):
                     raise
                 report(describe_internal(error))
                 raise typer.Exit(ExitCode.INTERNAL) from None
+            finally:
+                Terminated.caught = False
 
 
 def hoist_globals(args: list[str]) -> list[str]:

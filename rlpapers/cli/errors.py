@@ -39,6 +39,11 @@ class Terminated(KeyboardInterrupt):
     subclass, so that every clean-up written for Ctrl-C runs: worker processes stopped, half
     built files removed), then reported as one line and exit 128 + the signal's number."""
 
+    #: Whether a command is running (``Group.invoke``, which reports the stop). Before and
+    #: after it there is nothing to clean up: the signal ends the process at once, with the
+    #: same line and code (Click would print "Aborted!" and exit 1).
+    caught = False
+
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
