@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ParseWarning, RlpapersError
 from ..parse import parse_bytes
+from ..workers import die_with_parent, stops_held
 from .db import Garbled, loads
 
 if TYPE_CHECKING:
@@ -62,7 +63,8 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
     try:
         pending: deque[Future[Parsed]] = deque()
         for job in jobs:
-            pending.append(pool.submit(parse_one, job))
+            with stops_held():  # the first submit forks the workers
+                pending.append(pool.submit(parse_one, job))
             if len(pending) >= 4:
                 yield pending.popleft().result()
         while pending:
@@ -73,8 +75,9 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
             "the records are as they were: run the command again"
         ) from None
     except BaseException:  # Ctrl-C, a failed parse, a reader that stopped early
+        forked = list(getattr(pool, "_processes", None) or ())  # before shutdown forgets them
         pool.shutdown(wait=False, cancel_futures=True)
-        _stop_workers(started)
+        _stop_workers(started, forked)
         raise
     finally:
         pool.shutdown()
@@ -91,46 +94,17 @@ def _worker_started(started: SimpleQueue[int], parent: int) -> None:
     started.put(os.getpid())
 
 
-def die_with_parent(parent: int) -> None:
-    """End this process as soon as ``parent`` (the process that started it) ends, however it
-    ends: SIGTERM and SIGHUP, which the parent turns into a clean stop of its workers, but
-    SIGKILL too, which leaves it no say. On Linux the kernel sends SIGKILL to this process then
-    (``PR_SET_PDEATHSIG``); elsewhere a thread checks the parent every half second. Without
-    this, a worker minutes into a large file outlived a killed parent for good."""
+def _stop_workers(started: SimpleQueue[int], forked: list[int]) -> None:
+    """End the workers: those that said they started, and those the pool forked (a worker
+    stopped before its start reported would be waited for, as long as its file takes)."""
     import signal
 
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0:
-            if os.getppid() != parent:  # it ended before the call took effect
-                os._exit(1)
-            return
-    except (OSError, AttributeError):  # not Linux
-        pass
-    import threading
-
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _watch_parent(parent: int) -> None:
-    import time
-
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
-
-
-def _stop_workers(started: SimpleQueue[int]) -> None:
-    import signal
-
+    pids = set(forked)
     while not started.empty():
+        pids.add(started.get())
+    for pid in pids:
         try:
-            os.kill(started.get(), signal.SIGTERM)
+            os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:  # it had ended
             pass
 
