@@ -438,30 +438,3 @@ def test_keys_lists_id_key_and_file():
     assert len(lines) == 40 and all(len(line.split("\t")) == 3 for line in lines)
     assert any(line.split("\t")[1] == "zhan_tecrl" for line in lines)
     assert lines[0].split("\t")[2].endswith(".txt")
-
-
-def test_a_ctrl_c_swallowed_by_an_at_fork_callback_still_ends_the_run(monkeypatch):
-    """A Ctrl-C that strikes while a worker is forked is raised inside logging's at-fork
-    callback, where Python prints "Exception ignored" and drops it: the build went on and the
-    run exited 0. It is now kept and raised when the command returns: exit 130, one line."""
-    import sys
-    import types
-
-    from rlpapers import Library
-
-    real = Library.select
-
-    def select_while_forking(self, filters=None):
-        swallowed = types.SimpleNamespace(
-            exc_type=KeyboardInterrupt,
-            exc_value=KeyboardInterrupt(),
-            exc_traceback=None,
-            err_msg="Exception ignored in",
-            object=None,
-        )
-        sys.unraisablehook(swallowed)  # what CPython does with it
-        return real(self, filters)
-
-    monkeypatch.setattr(Library, "select", select_while_forking)
-    result = run("list", "-f", "ids", code=130)
-    assert result.stderr == "note: interrupted\n"

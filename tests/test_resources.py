@@ -522,3 +522,85 @@ def test_index_workers_end_with_the_parent_too(tmp_path, name, code):
     err = (tmp_path / "stderr").read_text()
     assert proc.returncode == code, err
     assert err == ("note: terminated (SIGTERM)\n" if name == "SIGTERM" else ""), err
+
+
+@posix_only
+def test_sigterm_while_a_command_waits_is_one_line_and_exit_143():
+    """SIGTERM to a command that is only waiting (``show -`` on a silent pipe): one line, 143
+    (it ended at once with no word, as a killed process, leaving 143 to the shell alone)."""
+    import signal
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rlpapers", "show", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)  # started, reading stdin
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143 and err == "note: terminated (SIGTERM)\n" and out == "", err
+
+
+@posix_only
+def test_sigterm_outside_a_command_is_the_same_line_and_code():
+    """Before or after a command runs (start-up, closing), nothing is left to clean up: the
+    handler itself reports and exits (Click would print "Aborted!" and exit 1)."""
+    result = subprocess.run(
+        [sys.executable, "-c", "from rlpapers.cli import _terminate; _terminate(15, None)"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 143 and result.stderr == "note: terminated (SIGTERM)\n"
+
+
+@posix_only
+def test_a_worker_not_forked_by_its_parent_still_ends_with_it():
+    """Under a fork server (Python 3.14's default on Linux) a worker's parent process is the
+    server, not the run: the kernel's tie cannot be used, and a thread watches the run."""
+    from rlpapers.workers import die_with_parent
+
+    run_ = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    script = f"from rlpapers.workers import die_with_parent\ndie_with_parent({run_.pid})\n"
+    worker = subprocess.Popen([sys.executable, "-c", script + "import time; time.sleep(60)"])
+    try:
+        time.sleep(1.5)
+        assert worker.poll() is None  # the run is there: the worker stays
+        run_.kill()
+        run_.wait()
+        worker.wait(timeout=2)  # gone within 2 s of the run
+    finally:
+        for proc in (run_, worker):
+            if proc.poll() is None:
+                proc.kill()
+    assert callable(die_with_parent)
+
+
+def test_a_ctrl_c_python_runs_inside_a_fork_hook_still_stops_the_run():
+    """A Ctrl-C that lands just before the signals are held back is handled at Python's next
+    instruction, which may be in a fork hook (logging's lock release), where an exception is
+    printed as "ignored" and dropped: the interrupted build went on and exited 0."""
+    from rlpapers.workers import stops_held
+
+    class Hook:
+        def __del__(self):  # like a fork hook: an exception here is only "ignored"
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), stops_held():
+        Hook()
+
+
+def test_stopping_a_build_whose_worker_never_started_is_quiet():
+    """Ctrl-C while the writer started a worker leaves a task with no process: stopping the
+    workers raised AttributeError, which replaced the Ctrl-C (the build then 'healed' a
+    'damaged' index and the run exited 0)."""
+    import multiprocessing
+
+    from rlpapers.index.view import _stop_children
+
+    class Writer:
+        tasks = [multiprocessing.Process(target=print)]  # never started
+
+    _stop_children(Writer())

@@ -47,29 +47,49 @@ def _stop_on_signals() -> None:
                 return
     global _FORK_HOOK
     if not _FORK_HOOK and hasattr(os, "register_at_fork"):
+        from .. import workers
+
+        _FORK["parent"] = os.getpid()
         os.register_at_fork(after_in_child=_forked)
+        workers.HELD = set(workers.STOPS)  # the hook lets SIGTERM and SIGHUP through
         _FORK_HOOK = True
 
 
 _FORK_HOOK = False
-
-
-def _terminate(signum: int, frame: object) -> None:
-    from .errors import Terminated
-
-    raise Terminated(signum)
+#: The process that runs the command, for the children it forks (their copy of it).
+_FORK: dict[str, int] = {}
 
 
 def _forked() -> None:
-    import os
+    """In a forked worker: Ctrl-C is the parent's to handle, SIGTERM and SIGHUP end the worker
+    at once (not the parent's ``Terminated``), and the worker ends when the parent does. The
+    code that forks holds the stop signals back meanwhile (``workers.stops_held``), so that
+    none lands in the middle of this; they are let through at the end."""
     import signal
 
+    from ..workers import STOPS, die_with_parent
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_DFL)
-    from ..store.parsing import die_with_parent
+    die_with_parent(_FORK["parent"])
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
 
-    die_with_parent(os.getppid())
+
+def _terminate(signum: int, frame: object) -> None:
+    import os
+
+    from .errors import Terminated, report
+
+    stop = Terminated(signum)
+    if Terminated.caught:
+        raise stop
+    try:
+        report(f"terminated ({stop.name})", "note")
+    finally:
+        os._exit(128 + signum)
 
 
 def _guard_closed_streams() -> None:

@@ -22,7 +22,6 @@ from ..errors import IndexNotice, NotFoundError, ParseWarning, RlpapersError
 from . import render
 from .errors import (
     ExitCode,
-    Swallowed,
     Terminated,
     describe_internal,
     exit_code_for,
@@ -86,11 +85,9 @@ class Group(TyperGroup):
             warnings.simplefilter("always", IndexNotice)
             shown = Warnings()
             warnings.showwarning = shown.show  # type: ignore[assignment]
-            Swallowed.install()
-            Swallowed.pending = None
+            Terminated.caught = True
             try:
                 result = super().invoke(ctx)
-                Swallowed.raise_pending()  # a Ctrl-C lost in an at-fork callback
                 _flush_stdout()
                 return result
             except RlpapersError as error:
@@ -121,6 +118,7 @@ class Group(TyperGroup):
                 report(describe_internal(error))
                 raise typer.Exit(ExitCode.INTERNAL) from None
             finally:
+                Terminated.caught = False
                 shown.summary()
 
 

@@ -34,41 +34,15 @@ class ExitCode:
     PIPE = 141  # the reader went away (128 + SIGPIPE), as a killed process would report
 
 
-class Swallowed:
-    """A Ctrl-C or SIGTERM whose exception Python could not raise where it struck: a signal
-    that arrives while a process is forked runs its handler inside an at-fork callback
-    (logging's), where the ``KeyboardInterrupt`` is printed as "Exception ignored" and lost,
-    and the run would go on to exit 0. ``sys.unraisablehook`` keeps it here instead, and the
-    command raises it once it returns (``Group.invoke``)."""
-
-    pending: KeyboardInterrupt | None = None
-
-    @classmethod
-    def install(cls) -> None:
-        import sys
-
-        if getattr(sys.unraisablehook, "__self__", None) is not cls:
-            cls._default = sys.unraisablehook
-            sys.unraisablehook = cls.hook
-
-    @classmethod
-    def hook(cls, unraisable: Any) -> None:
-        if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            cls.pending = cls.pending or unraisable.exc_value
-            return
-        cls._default(unraisable)
-
-    @classmethod
-    def raise_pending(cls) -> None:
-        pending, cls.pending = cls.pending, None
-        if pending is not None:
-            raise pending
-
-
 class Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP, raised in the main thread like Ctrl-C's ``KeyboardInterrupt`` (a
     subclass, so that every clean-up written for Ctrl-C runs: worker processes stopped, half
     built files removed), then reported as one line and exit 128 + the signal's number."""
+
+    #: Whether a command is running (``Group.invoke``, which reports the stop). Before and
+    #: after it there is nothing to clean up: the signal ends the process at once, with the
+    #: same line and code (Click would print "Aborted!" and exit 1).
+    caught = False
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)

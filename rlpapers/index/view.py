@@ -20,7 +20,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import sqlite3
 import time
 import warnings
@@ -332,10 +331,12 @@ def _stop_children(writer: Any) -> None:
     """End the writer's worker processes before their files are removed under them, and let
     go of the queues that fed them (else exiting waits for a reader that is gone)."""
     tasks = getattr(writer, "tasks", [])
+    for task in tasks:  # a task stopped while it started has no process yet: nothing to end
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            task.terminate()
     for task in tasks:
-        task.terminate()
-    for task in tasks:
-        task.join(timeout=5)
+        with contextlib.suppress(AttributeError, ValueError, AssertionError, OSError):
+            task.join(timeout=5)
     for name in ("jobqueue", "resultqueue"):
         queue = getattr(writer, name, None)
         if queue is not None:
@@ -343,18 +344,17 @@ def _stop_children(writer: Any) -> None:
 
 
 def _quiet_children(writer: Any) -> None:
-    """Start the writer's worker processes with Ctrl-C blocked: the parent alone stops (and
-    ends them), so an interrupted build prints one line, not a traceback per process. The
-    signal is blocked, not ignored, in the parent while it forks: a Ctrl-C then still reaches
-    it a moment later."""
+    """Start the writer's worker processes with Ctrl-C (and SIGTERM, SIGHUP) held back: the
+    parent alone stops (and ends them), so an interrupted build prints one line, not a
+    traceback per process. The signals are blocked, not ignored, in the parent while it forks
+    (``stops_held``): a Ctrl-C then still reaches it a moment later."""
+    from ..workers import stops_held
+
     start = writer._new_task
 
     def new_task() -> Any:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
+        with stops_held():
             return start()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     writer._new_task = new_task
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ParseWarning, RlpapersError
 from ..parse import parse_bytes
+from ..workers import die_with_parent, stops_held
 from .db import Garbled, loads
-from .identity import fingerprint
 
 if TYPE_CHECKING:
     from multiprocessing.queues import SimpleQueue
@@ -39,7 +39,6 @@ class Parsed:
     stored: tuple[str, str, str, bytes]
     warnings: list[str]
     rows: list[dict[str, Any]] | None = None
-    prints: bytes = b""  # ``pack_prints`` of each paper's identity fingerprint
 
 
 Job = tuple[bytes, str, Titles, str | None, bool]  # bytes, file name, titles, encoding, keep rows
@@ -64,7 +63,8 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
     try:
         pending: deque[Future[Parsed]] = deque()
         for job in jobs:
-            pending.append(pool.submit(parse_one, job))
+            with stops_held():  # the first submit forks the workers
+                pending.append(pool.submit(parse_one, job))
             if len(pending) >= 4:
                 yield pending.popleft().result()
         while pending:
@@ -75,13 +75,9 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
             "the records are as they were: run the command again"
         ) from None
     except BaseException:  # Ctrl-C, a failed parse, a reader that stopped early
-        # the pool's own list too: a worker still starting has not yet said its pid
-        forked = list((getattr(pool, "_processes", None) or {}).values())
+        forked = list(getattr(pool, "_processes", None) or ())  # before shutdown forgets them
         pool.shutdown(wait=False, cancel_futures=True)
-        _stop_workers(started)
-        for process in forked:
-            if process.is_alive():
-                process.terminate()
+        _stop_workers(started, forked)
         raise
     finally:
         pool.shutdown()
@@ -98,46 +94,17 @@ def _worker_started(started: SimpleQueue[int], parent: int) -> None:
     started.put(os.getpid())
 
 
-def die_with_parent(parent: int) -> None:
-    """End this process as soon as ``parent`` (the process that started it) ends, however it
-    ends: SIGTERM and SIGHUP, which the parent turns into a clean stop of its workers, but
-    SIGKILL too, which leaves it no say. On Linux the kernel sends SIGKILL to this process then
-    (``PR_SET_PDEATHSIG``); elsewhere a thread checks the parent every half second. Without
-    this, a worker minutes into a large file outlived a killed parent for good."""
+def _stop_workers(started: SimpleQueue[int], forked: list[int]) -> None:
+    """End the workers: those that said they started, and those the pool forked (a worker
+    stopped before its start reported would be waited for, as long as its file takes)."""
     import signal
 
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0:
-            if os.getppid() != parent:  # it ended before the call took effect
-                os._exit(1)
-            return
-    except (OSError, AttributeError):  # not Linux
-        pass
-    import threading
-
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _watch_parent(parent: int) -> None:
-    import time
-
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
-
-
-def _stop_workers(started: SimpleQueue[int]) -> None:
-    import signal
-
+    pids = set(forked)
     while not started.empty():
+        pids.add(started.get())
+    for pid in pids:
         try:
-            os.kill(started.get(), signal.SIGTERM)
+            os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:  # it had ended
             pass
 
@@ -160,27 +127,7 @@ def parse_one(job: Job) -> Parsed:
         pack(rows),
     )
     messages = [str(w.message) for w in caught if issubclass(w.category, ParseWarning)]
-    prints = pack_prints([fingerprint(p.abstract) for p in papers])
-    return Parsed(stored, messages, rows if keep else None, prints)
-
-
-def pack_prints(prints: list[bytes]) -> bytes:
-    """Fingerprints (``identity.fingerprint``) of a file's papers, in order, as one value:
-    each is a byte giving its count of word hashes, then the hashes."""
-    return b"".join(bytes((len(p) // 4,)) + p for p in prints)
-
-
-def unpack_prints(blob: bytes, count: int) -> list[bytes]:
-    """``pack_prints``'s fingerprints; ``Garbled`` unless there are ``count`` of them."""
-    out = []
-    at = 0
-    while at < len(blob):
-        end = at + 1 + 4 * blob[at]
-        out.append(blob[at + 1 : end])
-        at = end
-    if at != len(blob) or len(out) != count:
-        raise Garbled("garbled fingerprints of a parse")
-    return out
+    return Parsed(stored, messages, rows if keep else None)
 
 
 def pack(rows: list[dict[str, Any]]) -> bytes:
