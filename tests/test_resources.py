@@ -604,3 +604,25 @@ def test_stopping_a_build_whose_worker_never_started_is_quiet():
         tasks = [multiprocessing.Process(target=print)]  # never started
 
     _stop_children(Writer())
+
+
+def test_a_corpus_file_that_vanishes_between_stat_and_read_is_skipped(tmp_path, monkeypatch):
+    """The moment after the corpus was stat-ed and before its changed files are read: it was
+    exit 2 naming the file; now the file is skipped with a warning, as at the stat."""
+    from rlpapers import Library
+    from rlpapers.errors import ParseWarning
+    from rlpapers.store import refresh
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SEEDS, corpus)
+    real = refresh.read_bytes
+
+    def renamed_meanwhile(path: str) -> bytes:
+        if path.endswith(SEED) and (corpus / SEED).exists():
+            (corpus / SEED).rename(tmp_path / "elsewhere.txt")
+        return real(path)
+
+    monkeypatch.setattr(refresh, "read_bytes", renamed_meanwhile)
+    with pytest.warns(ParseWarning, match=f"{SEED}: vanished during the run .*; skipped"):
+        papers = Library([corpus], index_dir=tmp_path / "index").papers
+    assert papers and {p.source for p in papers} == {"003_9c520f58a50b3392.txt"}

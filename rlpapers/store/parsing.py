@@ -16,6 +16,7 @@ from ..errors import ParseWarning, RlpapersError
 from ..parse import parse_bytes
 from ..workers import die_with_parent, stops_held
 from .db import Garbled, loads
+from .identity import fingerprint
 
 if TYPE_CHECKING:
     from multiprocessing.queues import SimpleQueue
@@ -39,6 +40,7 @@ class Parsed:
     stored: tuple[str, str, str, bytes]
     warnings: list[str]
     rows: list[dict[str, Any]] | None = None
+    prints: bytes = b""  # ``pack_prints`` of each paper's identity fingerprint
 
 
 Job = tuple[bytes, str, Titles, str | None, bool]  # bytes, file name, titles, encoding, keep rows
@@ -127,7 +129,27 @@ def parse_one(job: Job) -> Parsed:
         pack(rows),
     )
     messages = [str(w.message) for w in caught if issubclass(w.category, ParseWarning)]
-    return Parsed(stored, messages, rows if keep else None)
+    prints = pack_prints([fingerprint(p.abstract) for p in papers])
+    return Parsed(stored, messages, rows if keep else None, prints)
+
+
+def pack_prints(prints: list[bytes]) -> bytes:
+    """Fingerprints (``identity.fingerprint``) of a file's papers, in order, as one value:
+    each is a byte giving its count of word hashes, then the hashes."""
+    return b"".join(bytes((len(p) // 4,)) + p for p in prints)
+
+
+def unpack_prints(blob: bytes, count: int) -> list[bytes]:
+    """``pack_prints``'s fingerprints; ``Garbled`` unless there are ``count`` of them."""
+    out = []
+    at = 0
+    while at < len(blob):
+        end = at + 1 + 4 * blob[at]
+        out.append(blob[at + 1 : end])
+        at = end
+    if at != len(blob) or len(out) != count:
+        raise Garbled("garbled fingerprints of a parse")
+    return out
 
 
 def pack(rows: list[dict[str, Any]]) -> bytes:

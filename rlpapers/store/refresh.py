@@ -134,8 +134,13 @@ class Refresh:
             old = self.before.get(state.path)
             if old is not None and (old.size, old.mtime_ns) == (state.size, state.mtime_ns):
                 hashed.append(state._replace(sha1=old.sha1))
-            else:
+                continue
+            try:
                 hashed.append(state.hashed(read_bytes(state.path)))
+            except ParseError:
+                if os.path.exists(state.path):
+                    raise
+                _vanished(state.path)
         self.states = hashed
 
     def _encodings(self) -> dict[str, str]:
@@ -165,6 +170,11 @@ class Refresh:
             if s.kind == CORPUS and (s.sha1, s.name, encodings[s.path]) not in have
         ]
         todo = list({(s.sha1, s.name): s for s in todo}.values())
+        gone = {s.path for s in todo if not os.path.exists(s.path)}
+        for path in gone:  # since it was hashed: its records go until it is back
+            _vanished(path)
+        todo = [s for s in todo if s.path not in gone]
+        self.states = [s for s in self.states if s.path not in gone]
         if not todo:
             return
         size = sum(s.size for s in todo)
@@ -705,6 +715,13 @@ def _stored(refresh: Refresh, ids: list[str]) -> dict[str, str]:
         ):
             out[pid] = paper_of(data).abstract
     return out
+
+
+def _vanished(path: str) -> None:
+    warnings.warn(
+        ParseWarning(f"{path}: vanished during the run (renamed or removed); skipped"),
+        stacklevel=3,
+    )
 
 
 def _split_alias(cid: str) -> str:
