@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rlpapers import Library
+from rlpapers.errors import ParseWarning
 from rlpapers.pins import write_keys
 
 from .conftest import ROOT, SEEDS, run
@@ -44,7 +45,7 @@ def test_a_pin_keeps_comments_fields_and_other_entries(corpus):
     assert lines[1].endswith("# so does this one")
     assert lines[2:5] == USERS_FILE.splitlines()[2:5]
     assert text.count("key: ") == 20  # the other 19 papers, each once, after the user's entries
-    with Library([corpus]) as lib:
+    with pytest.warns(ParseWarning, match="someone_else"), Library([corpus]) as lib:
         assert lib.get("zhan_tecrl").venue == "ICML"
 
 
