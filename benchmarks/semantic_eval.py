@@ -209,7 +209,7 @@ def modes_report(cranfield: Path) -> None:
     from rlpapers import Library
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from relevance import load_judgments
+    from judged import load_judgments
 
     modes = ("lexical", "hybrid", "semantic")
     rows: dict[str, dict[str, float]] = {}
