@@ -609,3 +609,85 @@ def test_ids_of_a_one_word_search_read_no_record(lib, monkeypatch):
     read = []
     monkeypatch.setattr(store, "fetch", lambda ids: read.append(ids) or {})
     assert len(list(lib.search_ids("policy", limit=None))) > 10 and not read
+
+
+# --- long queries and paragraphs ---------------------------------------------------------------
+
+
+def test_a_repeated_query_word_weighs_by_bm25s_query_term_saturation(lib):
+    """A word the query says twice counts (K3 + 1) * 2 / (K3 + 2) times a word said once."""
+    from rlpapers.index.ranking import K3, query_weight
+
+    assert K3 > 0 and query_weight(1) == 1.0
+    assert query_weight(2) == pytest.approx((K3 + 1) * 2 / (K3 + 2))
+    once = lib.search("entropy", limit=None, rerank=0)
+    twice = lib.search("entropy entropies", limit=None, rerank=0)  # one stem, said twice
+    assert [h.paper.id for h in once] == [h.paper.id for h in twice]
+    for a, b in zip(once, twice, strict=True):
+        assert b.score == pytest.approx(a.score * query_weight(2))
+
+
+def test_plain_words_are_looked_up_as_whoosh_would_parse_them(lib):
+    """``plain_query`` builds what Whoosh's parser makes of plain words (each word in every
+    default field, a word of several terms as a phrase), without the parser's cost."""
+    from whoosh import qparser
+    from whoosh.query import Term
+
+    from rlpapers.index.query import parse, plain_words
+    from rlpapers.index.schema import DEFAULT_FIELDS
+
+    schema = lib.index.schema
+    parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema, group=qparser.OrGroup)
+
+    def uncounted(query):
+        if isinstance(query, Term):
+            return Term(query.fieldname, query.text)
+        return query.apply(uncounted)
+
+    queries = [*judged.load_judgments(), "off-policy RL for LLMs", "Montezuma's revenge x86_64"]
+    queries += ["强化学习 policy policy", "Aichmüller entropy-regularised 3D gaussian splatting"]
+    for query in queries:
+        built, lexemes = parse(query, schema)
+        expected = parser.parse(" ".join(plain_words(lexemes)))
+        assert repr(uncounted(built)) == repr(expected), query
+
+
+def test_a_paragraph_is_scored_term_at_a_time_with_the_same_scores(lib, monkeypatch):
+    """A long plain query is scored outside Whoosh's matchers (``accumulate``): the same
+    hits, in the same order, with the same scores as Whoosh's matchers give."""
+    from rlpapers.index import accumulate
+    from rlpapers.index.query import text_query
+
+    paragraphs = [p.abstract for p in lib.papers[:8]] + [" ".join(judged.load_judgments())]
+    for text in paragraphs:
+        query = text_query(" ".join(text.split()[:120]))
+        monkeypatch.setattr(accumulate, "LONG_QUERY", 1)
+        fast = [(h.paper.id, h.score) for h in lib.search(query, limit=None, rerank=0)]
+        assert lib.count(query) == len(fast)
+        monkeypatch.setattr(accumulate, "LONG_QUERY", 10**9)
+        slow = [(h.paper.id, h.score) for h in lib.search(query, limit=None, rerank=0)]
+        assert [pid for pid, _ in fast] == [pid for pid, _ in slow], query[:60]
+        assert [s for _, s in fast] == pytest.approx([s for _, s in slow], rel=1e-9)
+
+
+def test_similar_text_reads_syntax_as_words_and_ranks_as_search_does(lib):
+    text = 'Entropy: (exploration) AND "reward shaping" -- see title:policy? NOT {x}'
+    words = "Entropy exploration and reward shaping see title policy not x"
+    found = [h.paper.id for h in lib.similar_text(text)]
+    assert found and found == [h.paper.id for h in lib.search(words)]
+    run("search", 'policy:"unclosed (', code=2)
+    assert run("similar", "--text", 'policy:"unclosed (', "-f", "ids").stdout.split()
+
+
+def test_similar_text_reads_stdin_and_needs_a_ref_or_a_text():
+    text = "Offline reinforcement learning with diffusion policies: (conservative) Q-learning."
+    given = run("similar", "--text", text, "-f", "ids").stdout
+    assert given and run("similar", "--text", "-", "-f", "ids", input=text).stdout == given
+    assert "give a paper (REF) or --text" in run("similar", code=2).stderr
+    assert "give a paper (REF) or --text" in run("similar", "x", "--text", "a", code=2).stderr
+    long = run("similar", "--text", "policy " * 5000, code=2).stderr
+    assert long == (
+        "error: invalid query at character 30001: the text is 35,000 characters long; "
+        "the most is 30,000\n"
+    )
+    assert "has no words" in run("similar", "--text", ":: () --", code=2).stderr

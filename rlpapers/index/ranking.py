@@ -34,6 +34,9 @@ from .snippets import proximity_factor
 
 K1 = 1.5
 B = 0.75
+#: How a word that a query repeats weighs: ``(K3 + 1) * qf / (K3 + qf)`` times a word said once
+#: (BM25's query-term saturation; 0 counts every word once, a large value as often as said).
+K3 = 8.0
 #: Fields whose words take the idf of another field's: the larger of the two document frequencies.
 SHARED_IDF = {"title": "abstract", "name": "abstract"}
 PAIR_BONUS = 0.4
@@ -82,8 +85,13 @@ class BM25(WeightingModel):
     def scorer(self, searcher: Any, fieldname: str, text: Any, qf: int = 1) -> Any:
         if not searcher.schema[fieldname].scorable:
             return WeightScorer.for_(searcher, fieldname, text)
-        weight = self.weights.get(fieldname, 1.0)
+        weight = self.weights.get(fieldname, 1.0) * query_weight(qf)
         return _Scorer(searcher, fieldname, text, weight, self.k1, self.b)
+
+
+def query_weight(qf: int) -> float:
+    """A query word's weight when the query says it ``qf`` times (``K3``)."""
+    return (K3 + 1) * qf / (K3 + qf) if qf > 1 else 1.0
 
 
 class _Scorer(WeightLengthScorer):  # type: ignore[misc]

@@ -54,7 +54,14 @@ def hybrid(
     (among ``among`` only, when given). No similarity floor here: the fusion was chosen and
     measured without one, and a low-ranked dense candidate costs the fused top 10 little."""
     dense = vectors.rank(vectors.query(query), DEPTH, among) if query.strip() else []
-    return fusion.rrf(list(lexical[:DEPTH]), dense, DENSE_WEIGHT, RRF_K)
+    return fuse(lexical, dense)
+
+
+def fuse(
+    lexical: Sequence[tuple[str, float]], dense: Sequence[tuple[str, float]]
+) -> list[tuple[str, float]]:
+    """The two rankings' top ``DEPTH`` fused as hybrid search fuses them."""
+    return fusion.rrf(list(lexical[:DEPTH]), list(dense[:DEPTH]), DENSE_WEIGHT, RRF_K)
 
 
 def semantic(
