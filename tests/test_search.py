@@ -691,3 +691,17 @@ def test_similar_text_reads_stdin_and_needs_a_ref_or_a_text():
         "the most is 30,000\n"
     )
     assert "has no words" in run("similar", "--text", ":: () --", code=2).stderr
+
+
+def test_a_long_query_over_the_postings_budget_keeps_its_most_informative_words(lib):
+    from rlpapers.index import accumulate
+    from rlpapers.index.query import plain_query
+
+    searcher, reader = lib.index.searcher, lib.index.searcher.reader()
+    query = plain_query(["learning", "quantization", "learning"], lib.index.schema)
+    leaves = list(query.leaves())
+    assert accumulate.select(searcher, leaves, 10**9) == leaves
+    rare = reader.doc_frequency("abstract", "quantiz")
+    assert 0 < rare < reader.doc_frequency("abstract", "learn")
+    kept = accumulate.select(searcher, leaves, rare)  # room for the rarer word only
+    assert kept and {leaf.text for leaf in kept} == {"quantiz", "quantization"}

@@ -17,10 +17,18 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
+from math import log
 from typing import Any
 
 #: Terms (a word in one field is one term) from which a plain query is scored here.
 LONG_QUERY = 40
+#: Most abstract postings a long query reads. Reading one costs a few microseconds in Python
+#: (Whoosh unpickles and decompresses its blocks), and a 300-word query over 75k papers has 1.6
+#: million: past this budget the query keeps its most informative words (``select``). Below
+#: some 10,000 papers every query fits. Scaled to CISI's size (4,860 postings for its 1,458
+#: papers) it changed the odd CISI queries' nDCG@10 from 0.377 to 0.382; a third of it
+#: (1,944) cost 0.009 (docs/search-quality.md).
+POSTINGS_BUDGET = 250_000
 
 
 def is_long(parsed: Any) -> bool:
@@ -62,26 +70,69 @@ class Results:
 
 def search(searcher: Any, parsed: Any, limit: int | None) -> Results:
     """The best ``limit`` documents for the OR of ``parsed``'s leaves (all with None)."""
-    scores = accumulate(searcher, parsed)
-    key = _order_key(scores)
+    totals = accumulate(searcher, select(searcher, list(parsed.leaves())))
+    matched = [docnum for docnum, score in enumerate(totals) if score]
+    key = totals.__getitem__
     if limit is None:
-        ranked = sorted(scores.items(), key=key)
+        order = sorted(matched, key=lambda docnum: (-key(docnum), docnum))
     else:
-        ranked = heapq.nsmallest(limit, scores.items(), key=key)
-    return Results(searcher, ranked, len(scores))
+        order = heapq.nsmallest(limit, matched, key=lambda docnum: (-key(docnum), docnum))
+    return Results(searcher, [(docnum, totals[docnum]) for docnum in order], len(matched))
 
 
-def _order_key(scores: dict[int, float]) -> Any:
-    return lambda item: (-item[1], item[0])
+def select(searcher: Any, leaves: list[Any], budget: int | None = None) -> list[Any]:
+    """The leaves of the query's most informative words whose abstract postings fit in
+    ``budget`` (``POSTINGS_BUDGET``; a word's title and name postings are fewer, and its
+    author, category and topic ones rare): words in order of their weight (idf in the
+    abstracts times the query-term weight), each with all its fields, skipping a word that
+    would overflow the budget. Every leaf when they all fit (below some 10,000 papers, about
+    always)."""
+    from .ranking import query_weight
+
+    budget = POSTINGS_BUDGET if budget is None else budget
+    reader = searcher.reader()
+    docs = reader.doc_count_all()
+    words: dict[tuple[str, ...], list[Any]] = {}
+    for leaf in leaves:
+        words.setdefault(_stems_of(leaf), []).append(leaf)
+    found = {text: reader.doc_frequency("abstract", text) for word in words for text in word}
+    cost = {word: sum(found[text] for text in word) for word in words}
+    if sum(cost.values()) <= budget:
+        return leaves
+    weight = {
+        word: max(query_weight(getattr(leaf, "times", 1)) for leaf in group)
+        * log(
+            1
+            + (docs - min(found[text] for text in word) + 0.5)
+            / (min(found[text] for text in word) + 0.5)
+        )
+        for word, group in words.items()
+    }
+    kept: list[Any] = []
+    for word in sorted(words, key=lambda w: (-weight[w], w)):
+        if cost[word] <= budget:
+            kept += words[word]
+            budget -= cost[word]
+    return kept
 
 
-def accumulate(searcher: Any, parsed: Any) -> dict[int, float]:
-    """Document number -> the sum of its leaves' scores, for every document a leaf matches."""
+def _stems_of(leaf: Any) -> tuple[str, ...]:
+    """The abstract terms of the word(s) a leaf looks up (a term's text, a phrase's words):
+    a word's leaves in every field, stemmed or not, fall in one group."""
+    from .analysis import fast_terms
+
+    words = getattr(leaf, "words", None) or [leaf.text]
+    return tuple(term for term, _, _ in fast_terms(" ".join(words))) or tuple(words)
+
+
+def accumulate(searcher: Any, leaves: list[Any]) -> list[float]:
+    """Each document's sum of its leaves' scores, by document number (0.0: no leaf matches;
+    a match always scores above 0, every idf being positive)."""
     from whoosh.query import Term
 
-    scores: dict[int, float] = {}
+    scores = [0.0] * searcher.doc_count_all()
     pieces = searcher.subsearchers if not searcher.is_atomic() else [(searcher, 0)]
-    for leaf in parsed.leaves():
+    for leaf in leaves:
         for subsearcher, offset in pieces:
             if isinstance(leaf, Term):
                 _add_term(subsearcher, offset, leaf, scores)
@@ -90,7 +141,7 @@ def accumulate(searcher: Any, parsed: Any) -> dict[int, float]:
     return scores
 
 
-def _add_term(searcher: Any, offset: int, leaf: Any, scores: dict[int, float]) -> None:
+def _add_term(searcher: Any, offset: int, leaf: Any, scores: list[float]) -> None:
     """``leaf``'s scores in one segment, read a block of postings at a time."""
     from whoosh.matching.wrappers import FilterMatcher
 
@@ -109,7 +160,7 @@ def _add_term(searcher: Any, offset: int, leaf: Any, scores: dict[int, float]) -
         matcher.scorer = scorer
         _add_matcher(matcher, offset, scores, deleted)
         return
-    idf, k1p, size, get = scorer.idf, scorer.k1 + 1, len(lengths), scores.get
+    idf, k1p, size = scorer.idf, scorer.k1 + 1, len(lengths)
     while matcher.is_active():
         matcher._read_ids()
         matcher._read_weights()
@@ -121,17 +172,16 @@ def _add_term(searcher: Any, offset: int, leaf: Any, scores: dict[int, float]) -
                 score = float(idf * weight * k1p / (weight + norms[lbyte]))
             else:
                 score = scorer._score(weight, scorer.dfl(docnum))
-            key = docnum + offset
-            scores[key] = get(key, 0.0) + score
+            scores[docnum + offset] += score
         matcher._next_block()
 
 
 def _add_matcher(
-    matcher: Any, offset: int, scores: dict[int, float], deleted: frozenset[int] = frozenset()
+    matcher: Any, offset: int, scores: list[float], deleted: frozenset[int] = frozenset()
 ) -> None:
     """A matcher's scores, posting by posting (phrases, and postings of another layout)."""
     while matcher.is_active():
         docnum = matcher.id()
         if docnum not in deleted:
-            scores[docnum + offset] = scores.get(docnum + offset, 0.0) + matcher.score()
+            scores[docnum + offset] += matcher.score()
         matcher.next()

@@ -25,6 +25,7 @@ _FIELD = re.compile(r"[+-]?([A-Za-z_]+):(?!//)")
 _SIGN = r"(?<![^\s(]){}(?=[^\s+-])"
 _FAMILY = re.compile(r"^([+-]?(?:[A-Za-z_]+:)?[^\W_]+@)[A-Za-z]$")  # pass@k -> pass@
 _FUZZ = re.compile(r"~(\d*)")
+_WORD_END = re.compile(r'[\s()"]')  # a word ends at a space, a parenthesis or a quote
 
 #: Longest query accepted: a pasted paragraph, or a page of one. Plain words are looked up
 #: without Whoosh's parser (``plain_query``); a query in the query language is parsed by
@@ -73,9 +74,8 @@ def lex(query: str) -> list[Lexeme]:
 
 
 def _word(query: str, start: int, out: list[Lexeme]) -> int:
-    i = start
-    while i < len(query) and not query[i].isspace() and query[i] not in '()"':
-        i += 1
+    end = _WORD_END.search(query, start)
+    i = end.start() if end else len(query)
     text = query[start:i]
     field = _FIELD.match(text)
     if field and field.end() == len(text) and (i >= len(query) or query[i] not in '("'):
@@ -209,9 +209,12 @@ def plain_words(lexemes: list[Lexeme]) -> list[str]:
         for lx in lexemes
         if lx.kind == "word"
         and not _FIELD.match(lx.text)
-        and not re.search(r"[*?~^@]", lx.text)
+        and not _MARKS.search(lx.text)
         and lx.text[0] not in "+-"
     ]
+
+
+_MARKS = re.compile(r"[*?~^@]")
 
 
 def meaning_text(lexemes: list[Lexeme]) -> str:

@@ -13,6 +13,9 @@ made a title match count many times an abstract match, and a derived title, a co
 words, counted the same evidence twice. With one idf, the title weighs as much as the abstract
 (``schema.BOOSTS``) and the name half.
 
+A word the query repeats weighs more, with BM25's query-term saturation (``K3``): a request
+of several sentences names its subject more than once, its passing words once.
+
 A plain query loses its function words first (``QUERY_STOP_WORDS``: "what", "must", "which"…):
 a question-like query otherwise ranks papers by how many of them they share. Then the best
 ``RERANK_WINDOW`` candidates get two proximity bonuses: the query's words as a phrase or all close
@@ -36,6 +39,8 @@ K1 = 1.5
 B = 0.75
 #: How a word that a query repeats weighs: ``(K3 + 1) * qf / (K3 + qf)`` times a word said once
 #: (BM25's query-term saturation; 0 counts every word once, a large value as often as said).
+#: 8, Robertson's usual value, chosen on the odd Cranfield and CISI queries pooled: 0 gave
+#: 0.374, 1.2 0.380, 5 0.388, 8 and 12 0.389, 1,000,000 (as bm25s counts) 0.386.
 K3 = 8.0
 #: Fields whose words take the idf of another field's: the larger of the two document frequencies.
 SHARED_IDF = {"title": "abstract", "name": "abstract"}
