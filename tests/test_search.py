@@ -109,6 +109,16 @@ def test_the_baselines_see_every_field_rlpapers_indexes(lib):
         assert all(name in rest for name in (*paper.authors, *paper.categories, paper.topic))
 
 
+def test_on_the_bundled_set_rlpapers_stays_within_001_of_bm25s_given_the_same_text():
+    """With the same text, rlpapers ranks the bundled set about as well as bm25s (0.974
+    against 0.977 nDCG@10, docs/search-quality.md): a regression check, not a claim of a
+    lead. Every judged query is answered by every engine."""
+    results = relevance.compare()
+    ndcg = {name: relevance.mean(v[0] for v in found.values()) for name, found in results.items()}
+    assert all(len(found) == len(judged.load_judgments()) for found in results.values())
+    assert ndcg["rlpapers"] >= ndcg["bm25s"] - 0.01, ndcg
+
+
 def test_a_title_word_is_weighed_with_the_abstracts_idf(lib):
     """One idf per word, as in BM25F: a word that many abstracts use but few titles (here
     "language") must not count several times more in a title than in an abstract."""

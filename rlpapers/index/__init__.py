@@ -11,6 +11,9 @@ done on the few candidates in Python, it costs far less than Whoosh's span queri
 match (reading the terms' positions from the index cost more than analysing the candidates'
 records again, and those records are the first ones shown anyway). The window is fixed, never
 derived from the limit, so a limited search is always the first hits of an unlimited one.
+
+A plain query of many words (a pasted paragraph) is scored term at a time (``accumulate``):
+the same scores, without Whoosh's union matchers, whose bookkeeping is the whole cost there.
 """
 
 from __future__ import annotations
