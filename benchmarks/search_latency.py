@@ -1,6 +1,7 @@
 """Warm search latency of several checkouts of rlpapers, on the same corpus, in one run.
 
     python benchmarks/search_latency.py BASE_CHECKOUT [--size 75000] [--rounds 5] [--config FILE]
+                                        [--long]
 
 Compares this checkout with others (for example a ``git worktree`` of the commit before a
 change): the arXiv records are written as in ``bench.py``, each checkout builds its own index
@@ -8,6 +9,10 @@ change): the arXiv records are written as in ``bench.py``, each checkout builds 
 is timed over ``bench.QUERIES`` in a warm process, the checkouts taking turns for several rounds
 so that load on a shared machine falls on all of them alike. Prints the p50 and p95 of each
 checkout over all rounds, and each one's p50 as a ratio of the first.
+
+``--long`` then times long queries in this checkout alone, warm, wall and CPU time: the 112
+CISI requests (``judged.py``; a median of about 50 words) and three paragraphs of 50, 300 and
+3,000 words (the words of the first arXiv abstracts, punctuation dropped), three times each.
 """
 
 from __future__ import annotations
@@ -47,6 +52,60 @@ print(json.dumps(times))
 """
 
 
+_LONG_TIMER = """
+import json, os, sys, time
+sys.path[:0] = [sys.argv[4]]
+sys.path += sys.argv[5].split(os.pathsep)
+from rlpapers import Library
+library = Library(corpus=[sys.argv[1]], index_dir=sys.argv[2])
+library.search("policy", limit=10)
+out = []
+for query in json.loads(sys.argv[3]):
+    start, cpu = time.perf_counter(), time.process_time()
+    library.search(query, limit=10)
+    out.append(((time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000))
+print(json.dumps(out))
+"""
+
+
+def paragraphs(records: list[dict[str, object]], sizes: tuple[int, ...]) -> list[str]:
+    """The first ``n`` words of the arXiv abstracts, in order, for each ``n`` in ``sizes``."""
+    from rlpapers.index.query import text_query
+
+    words: list[str] = []
+    for record in records:
+        words += text_query(str(record["abstract"])).split()
+        if len(words) >= max(sizes):
+            break
+    return [" ".join(words[:n]) for n in sizes]
+
+
+def long_queries(corpus: Path, index: Path, records: list[dict[str, object]]) -> None:
+    import judged
+
+    requests = [text for _, text in judged.cisi().queries]
+    texts = paragraphs(records, (50, 300, 3000))
+    out = json.loads(python_in(ROOT, _LONG_TIMER, str(corpus), str(index), json.dumps(requests)))
+    walls = [wall for wall, _ in out]
+    cpus = [cpu for _, cpu in out]
+    print(
+        f"CISI requests ({len(requests)}): wall p50 {statistics.median(walls):.0f} ms, "
+        f"p95 {percentile(walls, 0.95):.0f} ms; CPU p50 {statistics.median(cpus):.0f} ms, "
+        f"p95 {percentile(cpus, 0.95):.0f} ms"
+    )
+    for text in texts:
+        out = json.loads(
+            python_in(ROOT, _LONG_TIMER, str(corpus), str(index), json.dumps([text] * 3))
+        )
+        print(
+            f"{len(text.split())} words ({len(text):,} characters): wall "
+            + ", ".join(f"{wall / 1000:.2f}" for wall, _ in out)
+            + " s; CPU "
+            + ", ".join(f"{cpu / 1000:.2f}" for _, cpu in out)
+            + " s"
+        )
+
+
 def python_in(checkout: Path, code: str, *args: str, config: Path | None = None) -> str:
     env = {k: v for k, v in os.environ.items() if k != "RLPAPERS_CONFIG"}
     if config is not None:
@@ -74,8 +133,12 @@ def main() -> None:
         type=Path,
         help="a config file for this checkout's runs only (e.g. 'search: {rerank: 0}')",
     )
+    parser.add_argument(
+        "--long", action="store_true", help="also time long queries (this checkout)"
+    )
     args = parser.parse_args()
-    corpus = write_corpus(load_records(args.corpus), OUT / f"corpus-{args.size}", args.size)
+    records = load_records(args.corpus)
+    corpus = write_corpus(records, OUT / f"corpus-{args.size}", args.size)
     checkouts = [ROOT, *[p.resolve() for p in args.others]]
     indexes = [OUT / f"latency-{args.size}-{i}" for i in range(len(checkouts))]
     configs = [args.config] + [None] * len(args.others)
@@ -89,13 +152,15 @@ def main() -> None:
                 checkout, _TIMER, str(corpus), str(index), json.dumps(QUERIES), config=config
             )
             times[i].extend(json.loads(out))
-    base = statistics.median(times[0])
-    for checkout, values in zip(checkouts, times, strict=True):
+    base = statistics.median(times[0]) if args.rounds else 0.0
+    for checkout, values in zip(checkouts, times, strict=True) if args.rounds else ():
         p50 = statistics.median(values)
         print(
             f"{checkout.name}: p50 {p50:.1f} ms  p95 {percentile(values, 0.95):.1f} ms  "
             f"({p50 / base:.2f}x the first)"
         )
+    if args.long:
+        long_queries(corpus, indexes[0], records)
 
 
 if __name__ == "__main__":

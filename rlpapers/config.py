@@ -128,7 +128,7 @@ def read_config(path: Path, named: bool = False) -> dict[str, Any]:
 #: How ``search`` ranks: words only (the default), words fused with meaning, or meaning only.
 SEARCH_MODES = ("lexical", "hybrid", "semantic")
 #: How ``similar`` compares: shared distinctive words, or meaning.
-SIMILAR_MODES = ("lexical", "semantic")
+SIMILAR_MODES = ("lexical", "hybrid", "semantic")
 #: The orders ``search`` lists its hits in.
 SORTS = ("score", "title", "key")
 #: Largest ``search.rerank`` window: each candidate is read from the store and tokenised.

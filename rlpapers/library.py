@@ -308,12 +308,42 @@ class Library:
         ("semantic", needs the ``semantic`` extra)."""
         _check_mode(mode, SIMILAR_MODES)
         paper = self.get(ref)
-        if mode == "semantic":
-            from .semantic import modes
-
-            return self._hits(modes.similar(self.vectors, paper.id, limit), set(), "score", limit)
         index = self.index
-        return index.healing(lambda: index.similar(paper, limit))
+        if mode == "lexical":
+            return index.healing(lambda: index.similar(paper, limit))
+        from .semantic import modes
+
+        if mode == "semantic":
+            return self._hits(modes.similar(self.vectors, paper.id, limit), set(), "score", limit)
+        lexical = index.healing(lambda: index.similar(paper, modes.DEPTH))
+        ranked = modes.fuse(
+            [(h.paper.id, h.score) for h in lexical],
+            modes.similar(self.vectors, paper.id, modes.DEPTH),
+        )
+        return self._hits(ranked, set(), "score", limit)
+
+    def similar_text(self, text: str, limit: int = 10, mode: str = "lexical") -> list[Hit]:
+        """Papers most like ``text`` (a paragraph, say the abstract being written), best first.
+        The text is plain text: colons, quotes, parentheses and AND/OR/NOT are words, never
+        query syntax. ``mode``: "lexical" (its words, ranked as ``search`` ranks them),
+        "hybrid" or "semantic" (its meaning; the ``semantic`` extra). Raises ``QueryError``
+        for a text with no words or longer than ``index.query.MAX_QUERY`` characters."""
+        from .index.query import text_query
+
+        _check_mode(mode, SIMILAR_MODES)
+        words = text_query(text)
+        if mode == "lexical":
+            return self.search(words, limit, mode="lexical")
+        vectors = self.vectors
+        from .semantic import modes
+
+        if mode == "semantic":
+            terms = set(words.lower().split())
+            return self._hits(modes.semantic(vectors, text, limit, None), terms, "score", limit)
+        index = self.index
+        pairs, terms = index.healing(lambda: index.matches(words, modes.DEPTH))
+        ranked = modes.hybrid(vectors, text, [(p.id, s) for p, s in pairs], None)
+        return self._hits(ranked, terms, "score", limit)
 
     def stats(self, terms: int = 15) -> dict[str, Any]:
         from .index import count_by

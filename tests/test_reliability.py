@@ -291,16 +291,37 @@ def _many_words_corpus(folder, words: int = 1500):
     return folder
 
 
-@pytest.mark.parametrize("length", [10_000, 100_000])
-def test_a_huge_one_word_query_is_refused_at_once_with_its_position(length):
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (
+            "a" * 1_001,
+            "character 1: a word of the query is 1,001 characters long; the most is 1,000",
+        ),
+        (
+            "policy " + "a" * 20_000,
+            "character 8: a word of the query is 20,000 characters long; the most is 1,000",
+        ),
+        (
+            "policy gradient " * 1_900,
+            "character 30001: the query is 30,400 characters long; the most is 30,000",
+        ),
+    ],
+)
+def test_a_huge_word_or_query_is_refused_at_once_with_its_position(query, message):
     run("list", "-f", "ids")  # the index exists: only the query is timed
     started = time.monotonic()
-    result = run("search", "a" * length, code=2)
+    result = run("search", query, code=2)
     assert time.monotonic() - started < 2
-    assert result.stderr == (
-        f"error: invalid query at character 1001: the query is {length:,} characters long; "
-        "the most is 1,000\n"
-    )
+    assert result.stderr == f"error: invalid query at {message}\n"
+
+
+def test_a_paragraph_of_29000_characters_is_a_query(tmp_path):
+    """A pasted page is a legitimate query: plain words up to 30,000 characters are searched."""
+    words = "policy gradient methods for reward shaping in offline reinforcement learning "
+    query = (words * 400)[:29_000]
+    result = run("search", query, "-f", "ids")
+    assert result.stdout.split() and result.stderr == ""
 
 
 def test_wildcards_and_ranges_that_stand_for_too_many_words_are_refused(tmp_path):

@@ -298,3 +298,27 @@ def test_an_unchanged_store_is_not_checked_paper_by_paper(corpus, tmp_path, sema
     _write(corpus / "a.txt", VEHICLES.replace("giraffe herds", "zebra herds"))
     assert lib_of(corpus, tmp_path).embed()["embedded"] == 1
     assert scans
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "semantic"])
+def test_similar_text_ranks_a_paragraph_by_meaning_in_every_mode(corpus, tmp_path, semantic, mode):
+    """``similar --text`` takes plain text in the modes by meaning too: the paragraph's
+    operators and colons are words, and it ranks as a search of its words does."""
+    lib = lib_of(corpus, tmp_path)
+    text = "Cars: (drivers) AND crashes -- how safe are automobiles on highways?"
+    found = [h.paper.id for h in lib.similar_text(text, mode=mode)]
+    assert found and lib.get(found[0]).abstract.startswith("We study automobile crash safety")
+    words = "Cars drivers and crashes how safe are automobiles on highways"
+    assert found == [h.paper.id for h in lib.search(words, mode=mode)]
+
+
+def test_similar_by_both_fuses_the_lexical_and_the_semantic_neighbours(corpus, tmp_path, semantic):
+    from rlpapers.semantic import modes
+
+    lib = lib_of(corpus, tmp_path)
+    traffic = next(p for p in lib.papers if "TrafficRL" in p.abstract)
+    lexical = [(h.paper.id, h.score) for h in lib.similar(traffic.id, 100)]
+    dense = [(h.paper.id, h.score) for h in lib.similar(traffic.id, 100, mode="semantic")]
+    hits = lib.similar(traffic.id, mode="hybrid")
+    assert [h.paper.id for h in hits] == [pid for pid, _ in modes.fuse(lexical, dense)][:10]
+    assert traffic.id not in [h.paper.id for h in hits]

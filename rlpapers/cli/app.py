@@ -720,13 +720,22 @@ def _note_when_cut(lib: Any, text: str, filters: Any, shown: int) -> None:
 def similar(
     ctx: typer.Context,
     ref: Annotated[
-        str,
+        str | None,
         typer.Argument(
-            help="The paper's id, key or id prefix.",
+            help="The paper's id, key or id prefix (or --text instead).",
             show_default=False,
             autocompletion=complete_refs,
         ),
-    ],
+    ] = None,
+    text: Annotated[
+        str | None,
+        typer.Option(
+            "--text",
+            help="Rank the papers most like this text (a paragraph, an abstract); '-' reads it "
+            "from stdin. Plain text: colons, quotes and AND/OR/NOT are words, not syntax.",
+            show_default=False,
+        ),
+    ] = None,
     format: FormatOpt = None,
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="Show at most this many papers.")
@@ -740,12 +749,22 @@ def similar(
         typer.Option(
             "--mode",
             click_type=click.Choice(SIMILAR_MODES, case_sensitive=False),
-            help="lexical: shared distinctive words; semantic: closest in meaning.",
+            help="lexical: shared distinctive words; semantic: closest in meaning; hybrid: both.",
         ),
     ] = "lexical",
 ) -> None:
-    """Papers most like REF (an id, key or id prefix), by their abstracts; REF itself excluded."""
-    hits = library(ctx).similar(ref, limit, mode=mode)
+    """Papers most like REF (an id, key or id prefix), by their abstracts, REF itself excluded;
+    or most like the text given with --text."""
+    if (ref is None) == (text is None):
+        raise typer.BadParameter("give a paper (REF) or --text, one of the two")
+    if text is not None:
+        if text == "-":
+            from ..parse.text import decode
+
+            text = decode(sys.stdin.buffer.read(), "<stdin>")
+        hits = library(ctx).similar_text(text, limit, mode=mode)
+    else:
+        hits = library(ctx).similar(str(ref), limit, mode=mode)
     if not hits:
         nothing_found("no similar papers")
     render.hits(hits, fmt_of(format), show_scores=scores, header=header)

@@ -11,6 +11,9 @@ done on the few candidates in Python, it costs far less than Whoosh's span queri
 match (reading the terms' positions from the index cost more than analysing the candidates'
 records again, and those records are the first ones shown anyway). The window is fixed, never
 derived from the limit, so a limited search is always the first hits of an unlimited one.
+
+A plain query of many words (a pasted paragraph) is scored term at a time (``accumulate``):
+the same scores, without Whoosh's union matchers, whose bookkeeping is the whole cost there.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from ..filters import Filters
 from ..hit import Hit
 from ..model import Paper
 from ..store import Store
+from . import accumulate
 from .query import check, check_expansions, is_plain, parse, plain_words
 from .ranking import RERANK_WINDOW, rerank
 from .schema import BOOSTS
@@ -240,6 +244,8 @@ class Index:
         them: they hold there, and they make a search of common words several times quicker.
         ``searcher``: another than the index's current one (a lazy search's own)."""
         searcher = searcher or self.searcher
+        if not exact and accumulate.is_long(parsed):  # a paragraph: see accumulate
+            return accumulate.search(searcher, parsed, limit)
         if limit is None or not exact:
             return searcher.search(parsed, limit=limit)
         from whoosh.collectors import TopCollector
@@ -306,10 +312,13 @@ class Index:
     def count(self, query: str, filters: Filters | None = None) -> int:
         """How many papers ``query`` matches (after ``filters``)."""
         check(query)  # before the index is opened, as in ``_run``
-        parsed, _ = parse(query, self.schema)
+        parsed, lexemes = parse(query, self.schema)
+        exact = not is_plain(lexemes)
         if filters:
-            results = self.searcher.search(parsed, limit=None)
+            results = self._search(parsed, None, exact)
             return sum(filters.matches(p) for p, _ in self.papers_of(results))
+        if not exact and accumulate.is_long(parsed):
+            return len(accumulate.search(self.searcher, parsed, 1))
         return len(self.searcher.search(parsed, limit=1))
 
     def _phrase_terms(self, lexemes: Any) -> list[str]:

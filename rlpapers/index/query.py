@@ -25,10 +25,15 @@ _FIELD = re.compile(r"[+-]?([A-Za-z_]+):(?!//)")
 _SIGN = r"(?<![^\s(]){}(?=[^\s+-])"
 _FAMILY = re.compile(r"^([+-]?(?:[A-Za-z_]+:)?[^\W_]+@)[A-Za-z]$")  # pass@k -> pass@
 _FUZZ = re.compile(r"~(\d*)")
+_WORD_END = re.compile(r'[\s()"]')  # a word ends at a space, a parenthesis or a quote
 
-#: Longest query accepted: Whoosh's parser is quadratic in a word's length (10,000 characters
+#: Longest query accepted: a pasted paragraph, or a page of one. Plain words are looked up
+#: without Whoosh's parser (``plain_query``); a query in the query language is parsed by
+#: Whoosh, at about 0.3 ms a character (docs/search-quality.md).
+MAX_QUERY = 30_000
+#: Longest word of a query: Whoosh's parser is quadratic in a word's length (10,000 characters
 #: took 3 s, 100,000 over two minutes); 1,000 parse in milliseconds.
-MAX_QUERY = 1000
+MAX_WORD = 1000
 #: Most words the wildcards, ranges and fuzzy terms of one query may stand for: each one is a
 #: term to score ("*e*" over 10,000 papers stood for 30,000 and took 15 s).
 MAX_EXPANSIONS = 1000
@@ -72,9 +77,8 @@ def lex(query: str) -> list[Lexeme]:
 
 
 def _word(query: str, start: int, out: list[Lexeme]) -> int:
-    i = start
-    while i < len(query) and not query[i].isspace() and query[i] not in '()"':
-        i += 1
+    end = _WORD_END.search(query, start)
+    i = end.start() if end else len(query)
     text = query[start:i]
     field = _FIELD.match(text)
     if field and field.end() == len(text) and (i >= len(query) or query[i] not in '("'):
@@ -95,6 +99,7 @@ def check(query: str) -> list[Lexeme]:
             MAX_QUERY + 1,
         )
     lexemes = lex(query)
+    _check_words(query, lexemes)
     _check_fields(query, lexemes)
     _check_fuzz(query, lexemes)
     _check_structure(query, lexemes)
@@ -102,6 +107,41 @@ def check(query: str) -> list[Lexeme]:
     if searched and all(lx.text.startswith("-") for lx in searched):
         raise QueryError("a query needs a word that is not excluded with '-'", query, 1)
     return lexemes
+
+
+def text_query(text: str) -> str:
+    """Plain text as a query of its words alone: punctuation, quotes, parentheses and field
+    colons dropped, AND/OR/NOT lower-cased (words, not operators); words longer than
+    ``MAX_WORD`` (no word is) left out. Raises ``QueryError`` for a text over ``MAX_QUERY``
+    characters or without a word."""
+    if len(text) > MAX_QUERY:
+        raise QueryError(
+            f"the text is {len(text):,} characters long; the most is {MAX_QUERY:,}",
+            text[:80],
+            MAX_QUERY + 1,
+        )
+    words = [
+        word.lower() if word in _BINARY or word == "NOT" else word
+        for word in _TEXT_WORD.findall(text)
+        if len(word) <= MAX_WORD
+    ]
+    if not words:
+        raise QueryError("the text has no words to search for", text[:80], None)
+    return " ".join(words)
+
+
+_TEXT_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def _check_words(query: str, lexemes: list[Lexeme]) -> None:
+    for lexeme in lexemes:
+        if lexeme.kind == "word" and len(lexeme.text) > MAX_WORD:
+            raise QueryError(
+                f"a word of the query is {len(lexeme.text):,} characters long; the most is "
+                f"{MAX_WORD:,}",
+                query[:80],
+                lexeme.pos + 1,
+            )
 
 
 def _check_fields(query: str, lexemes: list[Lexeme]) -> None:
@@ -176,9 +216,12 @@ def plain_words(lexemes: list[Lexeme]) -> list[str]:
         for lx in lexemes
         if lx.kind == "word"
         and not _FIELD.match(lx.text)
-        and not re.search(r"[*?~^@]", lx.text)
+        and not _MARKS.search(lx.text)
         and lx.text[0] not in "+-"
     ]
+
+
+_MARKS = re.compile(r"[*?~^@]")
 
 
 def meaning_text(lexemes: list[Lexeme]) -> str:
@@ -226,11 +269,95 @@ def parse(query: str, schema: Any) -> Any:
     parser.add_plugin(qparser.FieldAliasPlugin(ALIASES))
     parser.add_plugin(_signs())
     parser.remove_plugin_class(qparser.BoostPlugin)
+    if _reads_as_words(lexemes):
+        return plain_query(plain_words(lexemes), schema), lexemes
     try:
         parsed = parser.parse(_lowercase_fields(_families(query, lexemes)))
     except Exception as error:  # Whoosh's own complaint, kept short
         raise QueryError(str(error) or type(error).__name__, query, None) from None
     return _and_not(parsed), lexemes
+
+
+def _reads_as_words(lexemes: list[Lexeme]) -> bool:
+    """Whether Whoosh's parser would read ``lexemes`` as plain words: a plain query without
+    its range brackets or its quotes at a word's edge (``[a TO b]``, ``'a b'``)."""
+    return is_plain(lexemes) and not any(
+        _PARSER_MARKS.search(lx.text) for lx in lexemes if lx.kind == "word"
+    )
+
+
+_PARSER_MARKS = re.compile(r"[\[\]{}]|^'|'$")
+
+
+def plain_query(words: list[str], schema: Any) -> Any:
+    """The Whoosh query for plain ``words``, OR-ed, built without Whoosh's parser (which took
+    1.6 s for a 3,000-word paragraph): the query the parser makes for them, each word looked
+    up in every default field (a word its field analyses into several terms, ``off-policy``,
+    as a phrase), with how often the words repeat each term (``ranking.query_weight``)."""
+    from whoosh.query import NullQuery, Or, Phrase, Term
+
+    counts: dict[tuple[str, tuple[str, ...]], int] = {}
+    analysed: dict[tuple[str, str], tuple[str, ...]] = {}
+    for word in words:
+        for field in DEFAULT_FIELDS:
+            key = (field, word)
+            if key not in analysed:
+                analyse = schema[field].analyzer
+                analysed[key] = tuple(t.text for t in analyse(word, mode="query"))
+            terms = analysed[key]
+            if terms:
+                counts[(field, terms)] = counts.get((field, terms), 0) + 1
+    subqueries = [
+        (Term(field, terms[0]) if times == 1 else CountedTerm(field, terms[0], times))
+        if len(terms) == 1
+        else Phrase(field, list(terms))
+        for (field, terms), times in counts.items()
+    ]
+    if not subqueries:
+        return NullQuery
+    return subqueries[0] if len(subqueries) == 1 else Or(subqueries)
+
+
+@cache
+def _counted_term_class() -> Any:
+    from whoosh import matching
+    from whoosh.query import Term
+
+    class Counted(Term):  # type: ignore[misc]
+        """A query term the query says ``times`` times: its postings are scored with that
+        query frequency (Whoosh's own terms always pass 1)."""
+
+        def __init__(self, fieldname: str, text: str, times: int) -> None:
+            super().__init__(fieldname, text)
+            self.times = times
+
+        def __eq__(self, other: object) -> bool:
+            return super().__eq__(other) and self.times == getattr(other, "times", None)
+
+        def __hash__(self) -> int:
+            return super().__hash__() ^ hash(self.times)
+
+        def __repr__(self) -> str:
+            return f"CountedTerm({self.fieldname!r}, {self.text!r}, {self.times})"
+
+        def copy(self) -> Any:
+            return Counted(self.fieldname, self.text, self.times)
+
+        def matcher(self, searcher: Any, context: Any = None) -> Any:
+            field = searcher.schema[self.fieldname] if self.fieldname in searcher.schema else None
+            text = field.to_bytes(self.text) if field is not None else None
+            if text is None or (self.fieldname, text) not in searcher.reader():
+                return matching.NullMatcher()
+            weighting = searcher.weighting if context is None else context.weighting
+            return searcher.postings(self.fieldname, text, weighting=weighting, qf=self.times)
+
+    return Counted
+
+
+def CountedTerm(fieldname: str, text: str, times: int) -> Any:  # noqa: N802 - a class, made late
+    """Whoosh's ``Term`` for a word said ``times`` times (the class is made on first use, so
+    importing this module does not import Whoosh)."""
+    return _counted_term_class()(fieldname, text, times)
 
 
 def _and_not(query: Any) -> Any:

@@ -1,8 +1,9 @@
 """Hybrid and semantic ranking over the store's vectors (the Library wires them to a query).
 
 - **hybrid**: the lexical top 100 and the dense top 100 fused by reciprocal rank
-  (``fusion.rrf``, k 10, dense weight 0.4: chosen on the odd-numbered Cranfield queries and
-  checked on the even ones, docs/search-quality.md). For a query with fields or operators the
+  (``fusion.rrf``, k 60, dense weight 0.3: chosen on the odd-numbered Cranfield and CISI
+  queries pooled, with rlpapers' own lexical side, among min-max and RRF k 10/30/60 with
+  dense weights 0.1-0.9; docs/search-quality.md). For a query with fields or operators the
   dense side ranks only the papers the query matches, so the query keeps its meaning.
 - **semantic**: papers by cosine similarity to the query alone, those at or above
   ``SIMILARITY_FLOOR`` only.
@@ -21,8 +22,8 @@ from . import fusion
 from .vectors import Vectors
 
 DEPTH = 100
-DENSE_WEIGHT = 0.4
-RRF_K = 10
+DENSE_WEIGHT = 0.3
+RRF_K = 60
 #: Cosine similarity a paper needs to be a semantic hit. On
 #: the bundled judgments (tests/relevance.yaml) it keeps 84% of the judged query-paper pairs
 #: (95% of those graded 3) and 27% of the unjudged ones, all papers being about RL
@@ -54,7 +55,14 @@ def hybrid(
     (among ``among`` only, when given). No similarity floor here: the fusion was chosen and
     measured without one, and a low-ranked dense candidate costs the fused top 10 little."""
     dense = vectors.rank(vectors.query(query), DEPTH, among) if query.strip() else []
-    return fusion.rrf(list(lexical[:DEPTH]), dense, DENSE_WEIGHT, RRF_K)
+    return fuse(lexical, dense)
+
+
+def fuse(
+    lexical: Sequence[tuple[str, float]], dense: Sequence[tuple[str, float]]
+) -> list[tuple[str, float]]:
+    """The two rankings' top ``DEPTH`` fused as hybrid search fuses them."""
+    return fusion.rrf(list(lexical[:DEPTH]), list(dense[:DEPTH]), DENSE_WEIGHT, RRF_K)
 
 
 def semantic(
