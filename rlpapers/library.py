@@ -311,8 +311,7 @@ class Library:
         index = self.index
         if mode == "lexical":
             return index.healing(lambda: index.similar(paper, limit))
-        from .semantic import modes
-
+        modes = _semantic_modes()
         if mode == "semantic":
             return self._hits(modes.similar(self.vectors, paper.id, limit), set(), "score", limit)
         lexical = index.healing(lambda: index.similar(paper, modes.DEPTH))
@@ -334,8 +333,8 @@ class Library:
         words = text_query(text)
         if mode == "lexical":
             return self.search(words, limit, mode="lexical")
+        modes = _semantic_modes()
         vectors = self.vectors
-        from .semantic import modes
 
         if mode == "semantic":
             terms = set(words.lower().split())
@@ -416,3 +415,15 @@ def _without_latex(
         for w, s in terms
         if not as_command[w.lower()] or as_command[w.lower()] * 2 < anywhere[w.lower()]
     ]
+
+
+def _semantic_modes() -> Any:
+    """``rlpapers.semantic.modes``, or ``SemanticUnavailable`` with the install command when the
+    ``semantic`` extra is missing (importing the module first gave a bare ModuleNotFoundError:
+    exit 70 for ``similar --mode semantic``)."""
+    from .semantic import check_available
+
+    check_available()
+    from .semantic import modes
+
+    return modes

@@ -82,9 +82,29 @@ def lib_of(corpus: Path, tmp_path: Path) -> Library:
 # --- without the extra -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args", [["search", "--mode", "hybrid", "cars"], ["embed"]])
-def test_without_the_extra_one_line_says_how_to_install(monkeypatch, corpus, args):
-    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "--mode", "hybrid", "cars"],
+        ["search", "--mode", "semantic", "cars"],
+        ["embed"],
+        ["similar", "FIRST", "--mode", "semantic"],
+        ["similar", "FIRST", "--mode", "hybrid"],
+        ["similar", "--text", "cars on roads", "--mode", "semantic"],
+    ],
+    ids=" ".join,
+)
+@pytest.mark.parametrize(
+    "missing", [("onnxruntime",), ("numpy", "onnxruntime", "tokenizers")], ids=["onnx", "all"]
+)
+def test_without_the_extra_one_line_says_how_to_install(monkeypatch, corpus, args, missing):
+    """Every semantic path: similar --mode semantic was exit 70 (ModuleNotFoundError: numpy)."""
+    first = run("--corpus", corpus, "list", "-f", "ids").stdout.split()[0]
+    args = [first if a == "FIRST" else a for a in args]
+    for name in [m for m in sys.modules if m.startswith("rlpapers.semantic.")]:
+        monkeypatch.delitem(sys.modules, name)  # imported again, without the extra
+    for name in missing:
+        monkeypatch.setitem(sys.modules, name, None)
     result = run("--corpus", corpus, *args, code=2)
     assert result.stderr.strip().count("\n") == 0
     assert "pip install 'rlpapers[semantic]'" in result.stderr
