@@ -31,7 +31,12 @@ print(json.dumps({
 
 
 def test_warm_search_imports_only_what_it_uses(isolated):
-    env = {"RLPAPERS_INDEX_DIR": str(isolated / "index"), "PATH": "", "NO_COLOR": "1"}
+    env = {
+        "RLPAPERS_INDEX_DIR": str(isolated / "index"),
+        "RLPAPERS_DATA_DIR": str(isolated / "data"),  # never the user's own ledger
+        "PATH": "",
+        "NO_COLOR": "1",
+    }
     subprocess.run(
         [sys.executable, "-c", "from rlpapers import Library; Library().papers"],
         env=env,
