@@ -130,8 +130,10 @@ class Library:
             # the content id: what a fresh ledger will know this paper by, unless it is the id
             # of another paper here (an abstract kept beside its edited version), which wins
             cid = paper_id(papers[pid].abstract) if pid in papers else pid
-            target = pid if cid != pid and cid in papers else cid
-            by_folder.setdefault(folder, []).append((target, key, (pid, cid, key)))
+            theirs = cid != pid and cid in papers  # the content id is another paper's id
+            target = pid if theirs else cid
+            names = (pid, key) if theirs else (pid, cid, key)  # names an entry may have
+            by_folder.setdefault(folder, []).append((target, key, names))
         return [
             (folder / KEYS_FILE, write_keys(folder / KEYS_FILE, pins))
             for folder, pins in by_folder.items()

@@ -36,6 +36,14 @@ def named_corpus_files(paths: Iterable[Path]) -> dict[Path, str]:
     A file whose path is not valid UTF-8 is skipped too: the record store keeps paths as text.
     """
     files: dict[Path, str] = {}
+    seen: set[Path] = set()  # resolved: a file reached twice (a symlink to another) is read once
+
+    def add(file: Path, name: str) -> None:
+        real = file.resolve()
+        if real not in seen:
+            seen.add(real)
+            files[file] = name
+
     for path in paths:
         if path.is_dir():
             found = [f for f in _below(path) if _regular_in_folder(f) and _utf8_path(f)]
@@ -45,10 +53,10 @@ def named_corpus_files(paths: Iterable[Path]) -> dict[Path, str]:
                     stacklevel=2,
                 )
             for file in found:
-                files.setdefault(file, file.relative_to(path).as_posix())
+                add(file, file.relative_to(path).as_posix())
         elif path.is_file():
             if _utf8_path(path):
-                files.setdefault(path, path.name)
+                add(path, path.name)
         elif path.exists():
             raise CorpusError(f"corpus path is not a regular file or a folder: {path}")
         else:

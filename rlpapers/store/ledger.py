@@ -8,11 +8,13 @@ rebuildable (the index folder) never moves an id or a key.
 
 Tables::
 
-    papers(id, key, created, cid, print, file, ordinal)
+    papers(id, key, created, cid, print, file, ordinal, stamp)
                                every paper ever seen; ``key`` is its current key; ``cid`` the
                                content id of the text it last had, ``print`` that text's
-                               fingerprint (``identity.fingerprint``), ``file`` and ``ordinal``
-                               where it last stood: what tells an edit of it from a new paper
+                               fingerprint (``identity.fingerprint``), ``file`` (the corpus
+                               path as given, not a symlink's target) and ``ordinal`` where it
+                               last stood, ``stamp`` that file's size and mtime then: what
+                               tells an edit of it from a new paper
     ids(alias, id)             content ids (the hash of an abstract) -> the paper that has it now
     keys(key, id)              every key a paper has had (case-insensitive) -> the paper's id
 
@@ -53,10 +55,10 @@ def _reports_damage(method: F) -> F:
 
 
 APP_ID = 0x726C706C  # "rlpl"
-VERSION = 2  # 2: papers.cid, print, file, ordinal (what matching an edit needs)
+VERSION = 2  # 2: papers.cid, print, file, ordinal, stamp (what matching an edit needs)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS papers (id TEXT PRIMARY KEY, key TEXT NOT NULL, created TEXT NOT NULL,
-                                   cid TEXT, print BLOB, file TEXT, ordinal INTEGER);
+                                   cid TEXT, print BLOB, file TEXT, ordinal INTEGER, stamp TEXT);
 CREATE TABLE IF NOT EXISTS ids (alias TEXT PRIMARY KEY, id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS keys (key TEXT PRIMARY KEY COLLATE NOCASE, id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS keys_by_id ON keys (id);
@@ -64,7 +66,8 @@ CREATE INDEX IF NOT EXISTS keys_by_id ON keys (id);
 #: Schema version -> the script that brings a ledger of that version to the next one.
 UPGRADES = {
     1: "ALTER TABLE papers ADD COLUMN cid TEXT; ALTER TABLE papers ADD COLUMN print BLOB; "
-    "ALTER TABLE papers ADD COLUMN file TEXT; ALTER TABLE papers ADD COLUMN ordinal INTEGER;",
+    "ALTER TABLE papers ADD COLUMN file TEXT; ALTER TABLE papers ADD COLUMN ordinal INTEGER; "
+    "ALTER TABLE papers ADD COLUMN stamp TEXT;",
 }
 FILE_NAME = "ledger.db"
 _COMPANIONS = ("", "-wal", "-shm", "-journal")
@@ -77,6 +80,7 @@ class PaperState(NamedTuple):
     file: str | None
     ordinal: int | None
     printed: bool
+    stamp: str | None = None
 
 
 class Ledger:
@@ -234,7 +238,7 @@ class Ledger:
     def states_of(self, ids: Iterable[str]) -> dict[str, PaperState]:
         """Paper id -> what the ledger knows of its latest text."""
         wanted = set(ids)
-        columns = "SELECT id, cid, file, ordinal, print IS NOT NULL FROM papers"
+        columns = "SELECT id, cid, file, ordinal, print IS NOT NULL, stamp FROM papers"
         (rows,) = self.con.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()
         if len(wanted) * 3 >= rows:  # one pass over the table (see ``_lookup``)
             found = self.con.execute(columns).fetchall()
@@ -244,18 +248,23 @@ class Ledger:
                 marks = ",".join("?" * len(part))
                 found += self.con.execute(f"{columns} WHERE id IN ({marks})", part).fetchall()
         out: dict[str, PaperState] = {}
-        for pid, cid, file, ordinal, printed in found:
+        for pid, cid, file, ordinal, printed, stamp in found:
             if pid in wanted:
-                out[self._paper_id(pid, "papers")] = PaperState(cid, file, ordinal, bool(printed))
+                state = PaperState(cid, file, ordinal, bool(printed), stamp)
+                out[self._paper_id(pid, "papers")] = state
         return out
 
     @_reports_damage
-    def absent(self, present: set[str], where: Callable[[str], bool]) -> list[Version]:
-        """The papers with a fingerprint that are not in ``present`` and last stood in a file
-        ``where`` accepts, as they last stood. (Ids and files first, without the fingerprints:
-        in the usual refresh every paper is present.)"""
-        scan = self.con.execute("SELECT id, file FROM papers WHERE print NOT NULL")
-        wanted = [pid for pid, file in scan if pid not in present and where(str(file or ""))]
+    def absent(self, present: set[str], where: Callable[[str, str | None], bool]) -> list[Version]:
+        """The papers with a fingerprint that are not in ``present`` and whose last file and
+        its stamp then ``where`` accepts, as they last stood. (Ids and files first, without
+        the fingerprints: in the usual refresh every paper is present.)"""
+        scan = self.con.execute("SELECT id, file, stamp FROM papers WHERE print NOT NULL")
+        wanted = [
+            pid
+            for pid, file, stamp in scan
+            if pid not in present and where(str(file or ""), stamp if type(stamp) is str else None)
+        ]
         out = []
         for part in chunks(wanted):
             marks = ",".join("?" * len(part))
@@ -310,12 +319,21 @@ class Ledger:
         self.con.execute("UPDATE papers SET key = ? WHERE id = ?", (key, paper_id))
 
     @_reports_damage
-    def note_text(self, paper_id: str, cid: str, print_: bytes, file: str, ordinal: int) -> None:
-        """The paper's latest text is ``cid`` (fingerprint ``print_``), at ``file``/``ordinal``;
-        the content id is the paper's from now on, whichever paper had it before."""
+    def note_text(
+        self,
+        paper_id: str,
+        cid: str,
+        print_: bytes,
+        file: str,
+        ordinal: int,
+        stamp: str | None = None,
+    ) -> None:
+        """The paper's latest text is ``cid`` (fingerprint ``print_``), at ``file``/``ordinal``
+        (a file whose size and mtime were ``stamp``); the content id is the paper's from now
+        on, whichever paper had it before."""
         self.con.execute(
-            "UPDATE papers SET cid = ?, print = ?, file = ?, ordinal = ? WHERE id = ?",
-            (cid, print_, file, ordinal, paper_id),
+            "UPDATE papers SET cid = ?, print = ?, file = ?, ordinal = ?, stamp = ? WHERE id = ?",
+            (cid, print_, file, ordinal, stamp, paper_id),
         )
         self.con.execute(
             "INSERT INTO ids (alias, id) VALUES (?, ?) "
@@ -324,10 +342,12 @@ class Ledger:
         )
 
     @_reports_damage
-    def note_place(self, paper_id: str, file: str, ordinal: int) -> None:
-        """The paper now stands at ``file``/``ordinal``."""
+    def note_place(self, paper_id: str, file: str, ordinal: int, stamp: str | None) -> None:
+        """The paper now stands at ``file``/``ordinal``, a file whose size and mtime are
+        ``stamp``."""
         self.con.execute(
-            "UPDATE papers SET file = ?, ordinal = ? WHERE id = ?", (file, ordinal, paper_id)
+            "UPDATE papers SET file = ?, ordinal = ?, stamp = ? WHERE id = ?",
+            (file, ordinal, stamp, paper_id),
         )
 
     def free_key(self, base: str) -> str:

@@ -471,6 +471,10 @@ class Identities:
         self.previous = previous
         self.ledger = refresh.store.ledger
         self._prints: dict[str, bytes] = {}
+        # resolved path -> the corpus path as given (absolute, not a symlink's target): what
+        # the ledger keeps, so that a link replaced by a file, or pointed elsewhere, is the
+        # same place
+        self._given = {str(f.resolve()): os.path.abspath(f) for f in refresh.store.files}
         self._files: dict[str, list[Item]] = {}
         for item in items:
             self._files.setdefault(item.file, []).append(item)
@@ -522,7 +526,8 @@ class Identities:
             for pid, abstract in texts.items():
                 record = self.previous[pid]
                 cid = paper_id(abstract)
-                self.ledger.note_text(pid, cid, fingerprint(abstract), record.file, record.ordinal)
+                file = self._given.get(record.file, record.file)
+                self.ledger.note_text(pid, cid, fingerprint(abstract), file, record.ordinal)
 
     def _edits(self, new: list[str], present: set[str]) -> dict[str, str]:
         """Newcomer content id -> the paper it continues: one the ledger knows that is absent
@@ -531,15 +536,13 @@ class Identities:
         the ledger: an edited copy of it here is a paper of its own."""
         if not new:
             return {}
-        ours = {item.file for item in self.items}
-        gone: dict[str, bool] = {}
+        ours = {*self._given.values(), *self._given}  # every corpus file, as given or resolved
 
-        def where(file: str) -> bool:
-            if file in ours:
-                return True
-            if file not in gone:
-                gone[file] = not os.path.exists(file)
-            return gone[file]
+        def where(file: str, stamp: str | None) -> bool:
+            """The paper may have left its last file: it is a file of this corpus, or gone, or
+            changed since the paper was seen in it. An unchanged file elsewhere still holds
+            it: it lives in another corpus sharing the ledger."""
+            return file in ours or stamp is None or _stamp_of(file) != stamp
 
         absent = self.ledger.absent(present, where)
         if not absent:
@@ -565,13 +568,15 @@ class Identities:
         first: dict[str, Item] = {}
         for item in self.items:
             first.setdefault(item.cid, item)
+        stamps = {s.path: f"{s.size}:{s.mtime_ns}" for s in self.refresh.states}
         for cid, pid in ids.items():
             item = first[cid]
             state = states.get(pid)
+            file, stamp = self._given.get(item.file, item.file), stamps.get(item.file)
             if state is None or state.cid != cid or not state.printed:
-                self.ledger.note_text(pid, cid, self._print(item), item.file, item.ordinal)
-            elif (state.file, state.ordinal) != (item.file, item.ordinal):
-                self.ledger.note_place(pid, item.file, item.ordinal)
+                self.ledger.note_text(pid, cid, self._print(item), file, item.ordinal, stamp)
+            elif (state.file, state.ordinal, state.stamp) != (file, item.ordinal, stamp):
+                self.ledger.note_place(pid, file, item.ordinal, stamp)
 
     def _fresh_id(self, cid: str, owner: dict[str, str]) -> str:
         """A paper id of its own for an abstract whose paper another abstract of the corpus
@@ -715,6 +720,15 @@ def _stored(refresh: Refresh, ids: list[str]) -> dict[str, str]:
         ):
             out[pid] = paper_of(data).abstract
     return out
+
+
+def _stamp_of(file: str) -> str | None:
+    """A file's size and mtime, as the ledger keeps them; None if it is gone."""
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    return f"{st.st_size}:{st.st_mtime_ns}"
 
 
 def _vanished(path: str) -> None:
