@@ -151,19 +151,32 @@ class Metadata:
 
     @classmethod
     def from_json(cls, text: str) -> Metadata:
-        """``to_json``'s value; ``ValueError`` for anything else."""
+        """``to_json``'s value; ``ValueError`` or ``LookupError`` for anything else (a value
+        that ``read_metadata`` would never have given)."""
         import json
+
+        from .keys import SAFE_KEY
+        from .parse.text import text_codec
 
         data = json.loads(text)
         encoding = data["encoding"]
-        if not isinstance(encoding, str | None):
-            raise ValueError("encoding")
+        if encoding is not None:
+            text_codec(str(encoding))  # LookupError (a ValueError's sibling) if not a codec
         overrides = []
         for target, values, source, line in data["overrides"]:
-            if not isinstance(values, dict) or not isinstance(line, int):
+            if not isinstance(values, dict) or not isinstance(line, int) or set(values) - FIELDS:
                 raise ValueError("override")
-            if isinstance(values.get("tags"), list):
-                values["tags"] = tuple(str(t) for t in values["tags"])
+            for name, value in values.items():
+                if name == "year":
+                    ok = type(value) is int and YEARS[0] <= value <= YEARS[1]
+                elif name == "tags":
+                    ok = isinstance(value, list) and all(type(t) is str for t in value)
+                else:
+                    ok = type(value) is str
+                if not ok or (name == "key" and not SAFE_KEY.fullmatch(value)):
+                    raise ValueError(f"field {name}")
+            if "tags" in values:
+                values["tags"] = tuple(values["tags"])
             overrides.append(Override(str(target), values, str(source), line))
         return cls(encoding, tuple(overrides))
 

@@ -61,7 +61,7 @@ def write_keys(path: Path, pins: Iterable[tuple[str, str, Iterable[str]]]) -> in
         yaml.dump(document, out)
         text = before + out.getvalue()
         _check_comments(real, text)
-        save(text, path, force=True)
+        save(_as_written(real, text), path, force=True)
     finally:
         lock.release()
     return sum(1 for value in document.values() if isinstance(value, dict) and "key" in value)
@@ -127,6 +127,18 @@ def _pin(
     entry.fa.set_flow_style()
     document[target] = entry
     entries[target.lower()] = (target, entry)
+
+
+def _as_written(path: Path, text: str) -> str:
+    """``text`` with the line endings and byte order mark of the file it replaces (a Windows
+    editor's CRLF file stays CRLF, so a diff shows only the changed keys)."""
+    try:
+        old = path.read_bytes()
+    except OSError:
+        return text
+    if b"\r\n" in old:
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return ("\ufeff" + text) if old.startswith(b"\xef\xbb\xbf") else text
 
 
 def _anchored(entry: Any) -> bool:

@@ -63,14 +63,31 @@ class Group(TyperGroup):
 
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
+        given = (args[0] if args else kwargs.get("args")) or sys.argv[1:]
+        command = next((a for a in given if a in self.commands), None)
         try:
             result = super().main(*args, standalone_mode=False, **kwargs)
         except click.exceptions.NoArgsIsHelpError as error:
             error.show()
             sys.exit(error.exit_code)
         except click.UsageError as error:
-            report(usage_line(error))
+            report(usage_line(error, command))
             sys.exit(error.exit_code)
+        except BrokenPipeError:  # --help or --version to a reader that left
+            _silence_stdout()
+            sys.exit(ExitCode.PIPE)
+        except SystemExit as stop:  # Click's own answer to a reader that left: exit 1
+            context = stop.__context__
+            if isinstance(context, BrokenPipeError) or getattr(context, "errno", 0) == 32:
+                _silence_stdout()
+                sys.exit(ExitCode.PIPE)
+            raise
+        except OSError as error:
+            if not output_failed(error):
+                raise
+            report(f"cannot write the output: {error.strerror}")
+            _silence_stdout()
+            sys.exit(ExitCode.INPUT)
         except click.ClickException as error:
             error.show()
             sys.exit(error.exit_code)
@@ -122,12 +139,18 @@ class Group(TyperGroup):
                 shown.summary()
 
 
-def usage_line(error: Any) -> str:
-    """Click's usage error as one line: the problem, a hint where one helps, and where to look."""
+def usage_line(error: Any, command: str | None = None) -> str:
+    """Click's usage error as one line: the problem, a hint where one helps, and where to look
+    (the command's help where the error names no context but the run named a command)."""
+    import click
+
     message = error.format_message().rstrip(".")
-    if getattr(error, "option_name", None) == "-c":
+    if isinstance(error, click.NoSuchOption) and error.option_name == "-c":
         message += "; after the command, write --corpus (-c only goes before it)"
-    where = error.ctx.command_path if error.ctx is not None else "rlpapers"
+    if error.ctx is not None:
+        where = error.ctx.command_path
+    else:
+        where = f"rlpapers {command}" if command else "rlpapers"
     return f"{message} (see '{where} --help')"
 
 
@@ -142,7 +165,11 @@ def hoist_globals(args: list[str]) -> list[str]:
         if arg == "--":
             rest += args[i:]
             break
-        if arg in LATE_GLOBALS and i + 1 < len(args):
+        if arg in LATE_GLOBALS:
+            if i + 1 == len(args):
+                import click
+
+                raise click.BadOptionUsage(arg, f"Option '{arg}' requires an argument.")
             front += args[i : i + 2]
             i += 2
             continue
@@ -212,7 +239,7 @@ class Warnings:
     shows every one."""
 
     SHOWN = 20
-    _VARYING = re.compile(r"^\S+:\d+: |'[^']*'|\"[^\"]*\"|\d+")
+    _VARYING = re.compile(r"^\S+?(?::\d+)?: |'[^']*'|\"[^\"]*\"|\d+")
 
     def __init__(self) -> None:
         self.seen: dict[str, int] = {}

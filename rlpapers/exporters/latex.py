@@ -193,7 +193,9 @@ def protect_capitals(title: str) -> str:
 
     def guard(match: re.Match[str]) -> str:
         word = match.group(0)
-        letters = _LETTER.findall(word)
+        letters = _letters(word)
+        if not letters:
+            return word
         capital = letters[0].isupper()
         if (
             any(c.isupper() for c in letters[1:])
@@ -215,7 +217,18 @@ def protect_capitals(title: str) -> str:
 
 #: A word of a title outside math (not after a backslash: ``\alpha`` is a command), accent
 #: commands (``{\'e}``, as ``--ascii`` writes them) included.
-_ACCENTED = r"\{\\[^{}]*\}"
+#: An accent or a letter written as a command, braced: ``{\'e}``, ``{\c{c}}``, ``{\H{o}}``,
+#: ``{\L}``, ``{\ss}`` (a command of one or two letters, or one mark; ``{\textendash}`` is not).
+_ACCENTED = r"\{\\(?:[^A-Za-z{}]|[A-Za-z]{1,2}(?![A-Za-z]))[^{}]*(?:\{[^{}]*\})?\}"
 _TITLE_WORD = rf"(?<![\\\w{{])(?:[A-Za-z]|{_ACCENTED})(?:[\w\-]|{_ACCENTED})*[A-Za-z0-9}}]"
-#: A word's letters: not a command's name (the ``c`` of ``\c{c}``), nor an accent mark.
-_LETTER = re.compile(r"(?<!\\)[A-Za-z]")
+#: Letters written as commands, with the letter each stands for.
+_GLYPHS = re.compile(r"\\(AA|AE|OE|aa|ae|oe|ss|L|O|l|o|i|j)(?![A-Za-z])")
+_COMMANDS = re.compile(r"\\[A-Za-z]+|\\.")
+
+
+def _letters(word: str) -> list[str]:
+    """A title word's letters as a reader sees them: ``{\\L}ukasiewicz`` starts with L,
+    ``Fran{\\c{c}}ois`` is all lower-case after its F (command names and marks are not
+    letters)."""
+    plain = _COMMANDS.sub("", _GLYPHS.sub(lambda m: m.group(1)[0], word))
+    return re.findall(r"[A-Za-z]", plain)

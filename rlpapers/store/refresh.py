@@ -254,7 +254,7 @@ class Refresh:
             try:
                 found = Metadata.from_json(row[1])
                 warned = set(strings(loads(row[2], list, "warned entries"), "warned entries"))
-            except (ValueError, KeyError, TypeError) as error:
+            except (ValueError, KeyError, TypeError, LookupError) as error:
                 raise Garbled(f"garbled metadata of {state.path} ({error})") from None
         else:
             from pathlib import Path
