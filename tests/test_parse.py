@@ -279,3 +279,11 @@ def test_unnamed_paper_gets_a_phrase_title():
 def test_titles_are_at_most_200_characters():
     _, title = derive_title("We propose " + "very " * 100 + "long things.")
     assert 0 < len(title) <= 200
+
+
+def test_a_suspended_hyphen_at_a_line_end_keeps_its_space():
+    """ "semantic-\\nand syntactic-level" was joined as "semantic-and"."""
+    for word in ("and", "or", "nor", "to", "And"):
+        joined = join_lines(["both semantic-", f"{word} syntactic-level cues"], set())
+        assert joined == f"both semantic- {word} syntactic-level cues"
+    assert join_lines(["a multi-", "stage plan"], set()) == "a multi-stage plan"

@@ -10,6 +10,9 @@ _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 # A line that ends inside a word: "pret-" (letters, then one hyphen).
 _BROKEN = re.compile(r"([^\W\d_]+)-$")
 _CONTINUES = re.compile(r"^([^\W\d_]+)")
+#: After a hyphen at a line end, these words mean the hyphen is suspended ("semantic- and
+#: syntactic-level"): hyphen and space are kept.
+_SUSPENDING = frozenset({"and", "or", "nor", "to"})
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,8 @@ def join_lines(lines: Iterable[str], vocab: set[str] | frozenset[str] = frozense
 
     ``pret-`` + ``rained`` becomes ``pretrained`` when the vocabulary knows the joined word and
     not the hyphenated one; ``off-`` + ``policy`` keeps its hyphen (``off-policy`` is known, or
-    neither form is, and keeping the hyphen loses nothing).
+    neither form is, and keeping the hyphen loses nothing); ``semantic-`` + ``and …`` is a
+    suspended hyphen and keeps its space (``semantic- and syntactic-level``).
     """
     parts: list[str] = []
     previous = ""
@@ -83,6 +87,8 @@ def join_lines(lines: Iterable[str], vocab: set[str] | frozenset[str] = frozense
         if parts:
             broken = _BROKEN.search(previous) if previous.endswith("-") else None
             cont = _CONTINUES.match(line) if broken else None
+            if cont and cont.group(1).lower() in _SUSPENDING:
+                cont = None  # a suspended hyphen: joined with a space, as any line
             if broken and cont and _should_mend(broken.group(1), cont.group(1), vocab):
                 parts[-1] = parts[-1][:-1]  # drop the hyphen, glue the word
             elif not (broken and cont):
