@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rlpapers import Library
+from rlpapers.errors import ParseWarning
 
 from .conftest import run
 from .test_identity_ledger import EDITED, ORIGINAL, _paper, _write
@@ -43,7 +44,8 @@ def test_an_edit_moved_out_of_a_file_left_empty_keeps_its_key(tmp_path):
 
     _write(corpus / "a.txt", "")
     _write(corpus / "b.txt", _paper(OTHER, author="Jane Doe") + "\n" + _paper(EDITED))
-    assert _by_abstract(corpus)[EDITED] == before
+    with pytest.warns(ParseWarning, match="a.txt: empty file"):
+        assert _by_abstract(corpus)[EDITED] == before
 
 
 def test_an_edit_behind_a_replaced_symlink_keeps_its_key(tmp_path):
