@@ -49,7 +49,7 @@ def classify(text: str, first: bool, last: bool = False) -> Role:
     """
     if starts_category_line(text) and is_category_line(text):
         return Role.CATEGORY
-    if len(text) > 400 and _SENTENCE_END.search(text) and not _NAME_END.search(text):
+    if len(text) > 400 and _SENTENCE_END.search(text) and not _ends_like_a_name(text):
         return Role.ABSTRACT  # the common case, decided without splitting names
     if is_category_line(text):
         return Role.CATEGORY
@@ -60,6 +60,11 @@ def classify(text: str, first: bool, last: bool = False) -> Role:
     if not first and not last and _is_label(text) and not code_led(text):
         return Role.CATEGORY
     return Role.OTHER if code_led(text) or not is_prose(text) else Role.ABSTRACT
+
+
+def _ends_like_a_name(text: str) -> bool:
+    """Ends in an initial, ``Jr.`` or ``et al.``: only the last characters are looked at."""
+    return _NAME_END.search(text, max(0, len(text) - 8)) is not None
 
 
 def _is_label(text: str) -> bool:
@@ -141,7 +146,7 @@ def is_author_line(text: str) -> bool:
             and 2 <= len(name.split()) <= 4
             and _is_name(name, strict=True)
         )
-    if _SENTENCE_END.search(_strip_et_al(text)[0]) and not _NAME_END.search(text):
+    if _SENTENCE_END.search(_strip_et_al(text)[0]) and not _ends_like_a_name(text):
         return False
     good = sum(_is_name(name) for name in names)
     return good >= 0.75 * len(names) and _is_name(names[0])
