@@ -11,20 +11,24 @@ Each layout is written to a temporary folder, parsed file by file with ``parse_b
 is exactly what ``benchmarks/bench.py`` writes: 75,000 papers (the records repeated with a marker
 beyond 74,728), one file per month, a header line, then per paper a category line, an author line
 (the first 12 names, then ``et al.``) and the abstract wrapped at 80 columns. The other layouts
-write each record once.
+write each record once: ``all-authors`` writes every name on the one author line (up to 3,303),
+``dash``, ``semicolon``, ``pipe`` and ``slash`` join the categories with that separator instead
+of `` · ``.
 
 A record belongs to a paper when it starts on that paper's abstract line; any other record is
 "not a paper". Authors are compared by their words (affiliation marks, a lone ``:``, and a split
-on ``;`` or ``and`` are not differences), together with the "cut short" flag; categories exactly;
-abstracts by their words as written (lines wrapped inside a URL stay apart), after the joining
-rules of docs/parsing.md (whitespace and control characters collapse to one space; a hyphen at a
-line end may be kept or mended). A paper counts as
+on ``;`` or ``and`` are not differences), together with the "cut short" flag; categories exactly
+(with a separator other than `` · ``, as the line splits at every separator: ``I.2; I.2.7``
+joined by ``;`` is two parts); abstracts by their words as written (lines wrapped inside a URL
+stay apart), after the joining rules of docs/parsing.md (whitespace and control characters
+collapse to one space; a hyphen at a line end may be kept or mended). A paper counts as
 recognised when its record exists, and its authors and categories are those written (or none,
 where none were written).
 
-``--baseline CHECKOUT`` times the seed layout's full parse (``parse_file``) with this checkout and with the
-``rlpapers`` package of another checkout, in pairs run side by side, and prints both CPU times:
-compare the ratio, absolute times drift on shared machines.
+``--baseline CHECKOUT`` times the full parse (``parse_file``) of the seed layout (or
+``--timing-layout``) with this checkout and with the ``rlpapers`` package of another checkout, in
+pairs run side by side, and prints both CPU times: compare the ratio, absolute times drift on
+shared machines.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ class Truth:
     abstract: str
     authors: tuple[str, ...]
     truncated: bool
+    every_author: tuple[str, ...]
     categories: tuple[str, ...]
     month: str
     copy: int
@@ -84,6 +89,7 @@ def load_truth(path: Path, size: int | None) -> list[Truth]:
                 abstract=" ".join(abstract.split()),
                 authors=tuple(record["authors"][:MAX_AUTHORS]),
                 truncated=len(record["authors"]) > MAX_AUTHORS,
+                every_author=tuple(record["authors"]),
                 categories=tuple(record["categories"]),
                 month=f"{record['date'][:7]}-{copy}",
                 copy=copy,
@@ -104,6 +110,8 @@ class Layout:
     newline: str = "\n"
     files: int = 0  # 0: one file per month (bench.py); n: papers dealt into n files
     repeat: bool = False  # the seed layout's 75,000 papers rather than 74,728
+    all_authors: bool = False  # every name on the author line, rather than 12 and "et al."
+    separator: str = " · "  # between categories
 
 
 def _mixed(index: int) -> tuple[bool, bool]:
@@ -121,20 +129,41 @@ LAYOUTS = [
     Layout("crlf", "seed layout, CRLF line ends", lambda i: (True, True), newline="\r\n"),
     Layout("wrap60", "seed layout, every line wrapped at 60", lambda i: (True, True), width=60),
     Layout("wrap100", "seed layout, every line wrapped at 100", lambda i: (True, True), width=100),
+    Layout("all-authors", "seed layout, every name on the author line", lambda i: (True, True), all_authors=True),
+    Layout("dash", "seed layout, categories joined by ' - '", lambda i: (True, True), separator=" - "),
+    Layout("semicolon", "seed layout, categories joined by '; '", lambda i: (True, True), separator="; "),
+    Layout("pipe", "seed layout, categories joined by ' | '", lambda i: (True, True), separator=" | "),
+    Layout("slash", "seed layout, categories joined by ' / '", lambda i: (True, True), separator=" / "),
 ]  # fmt: skip
 
 
-def author_line(paper: Truth) -> str:
+def author_line(paper: Truth, layout: Layout) -> str:
+    if layout.all_authors:
+        return ", ".join(paper.every_author)
     return ", ".join(paper.authors) + (", et al." if paper.truncated else "")
+
+
+def expected_authors(paper: Truth, layout: Layout) -> tuple[tuple[str, ...], bool]:
+    return (paper.every_author, False) if layout.all_authors else (paper.authors, paper.truncated)
+
+
+def expected_categories(paper: Truth, layout: Layout) -> tuple[str, ...]:
+    """The parts as written: the record's, or those of the line split at each separator."""
+    parts = paper.categories
+    if layout.separator != " · ":
+        bare = re.escape(layout.separator.strip())
+        pattern = rf"\s+{bare}\s+" if layout.separator == " - " else rf"\s*{bare}\s*"
+        parts = tuple(re.split(pattern, layout.separator.join(parts)))
+    return tuple(" ".join(c.split()) for c in parts if c.strip())
 
 
 def paper_blocks(paper: Truth, layout: Layout, index: int) -> list[str]:
     categories, authors = layout.lines(index)
     blocks = []
     if categories:
-        blocks.append(" · ".join(paper.categories))
+        blocks.append(layout.separator.join(paper.categories))
     if authors:
-        blocks.append(author_line(paper))
+        blocks.append(author_line(paper, layout))
     if layout.width != 80:
         blocks = ["\n".join(textwrap.wrap(block, layout.width)) for block in blocks]
     blocks.append("\n".join(textwrap.wrap(paper.abstract, layout.width)))
@@ -238,7 +267,7 @@ class NoTitles(Mapping[str, tuple[str, str]]):
         return 1  # not empty, or parse_text would not use it
 
 
-def check_file(path: Path, want: Expected) -> FileResult:
+def check_file(path: Path, want: Expected, layout: Layout) -> FileResult:
     from rlpapers.parse import parse_bytes
 
     with warnings.catch_warnings(record=True) as caught:
@@ -262,15 +291,15 @@ def check_file(path: Path, want: Expected) -> FileResult:
             continue
         where = f"{path.name}:{line}"
         ok = True
-        authors = (truth.authors, truth.truncated) if has_authors else ((), False)
+        authors = expected_authors(truth, layout) if has_authors else ((), False)
         if (authors_key(record.authors), record.authors_truncated) != (
             authors_key(authors[0]),
             authors[1],
         ):
             ok = False
             result.authors_wrong.append(f"{where}: {record.authors!r} for {authors[0]!r}")
-        categories = truth.categories if has_categories else ()
-        if tuple(" ".join(c.split()) for c in categories) != record.categories:
+        categories = expected_categories(truth, layout) if has_categories else ()
+        if categories != record.categories:
             ok = False
             result.categories_wrong.append(f"{where}: {record.categories!r} for {categories!r}")
         if abstract_key(record.abstract) != abstract:
@@ -307,7 +336,7 @@ def _check(task: tuple[str, Path, str, list[tuple[int, Truth]]]) -> FileResult:
     path = folder / f"{name}-{group}.txt"
     want = write_file(path, f"arXiv cs {group}", papers, layout)
     try:
-        return check_file(path, want)
+        return check_file(path, want, layout)
     finally:
         path.unlink()
 
@@ -352,9 +381,11 @@ def _timer(checkout: Path, folder: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(argv, env=env, cwd=folder, stdout=subprocess.PIPE, text=True)
 
 
-def compare_speed(papers: list[Truth], baseline: Path, folder: Path, rounds: int) -> dict[str, Any]:
-    """Parse the seed layout with this checkout and ``baseline`` side by side, ``rounds`` times."""
-    write_layout(papers, LAYOUTS[0], folder)
+def compare_speed(
+    papers: list[Truth], layout: Layout, baseline: Path, folder: Path, rounds: int
+) -> dict[str, Any]:
+    """Parse ``layout`` with this checkout and ``baseline`` side by side, ``rounds`` times."""
+    write_layout(papers, layout, folder)
     times: dict[str, list[float]] = {"this": [], "baseline": []}
     for _ in range(rounds):
         checkouts = {"this": ROOT, "baseline": baseline.resolve()}
@@ -420,6 +451,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--baseline", type=Path, help="a checkout to time the seed layout against")
     parser.add_argument("--rounds", type=int, default=3, help="timing rounds with --baseline")
+    parser.add_argument(
+        "--timing-layout", choices=names, default="seed", help="the layout --baseline times"
+    )
     parser.add_argument("--examples", type=int, default=5, help="failures to show per kind")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
@@ -430,6 +464,7 @@ def main() -> None:
     seed = load_truth(args.corpus, args.sample or SEED_SIZE)
     papers = [paper for paper in seed if not paper.copy]
     results = []
+    timed = next(layout for layout in LAYOUTS if layout.name == args.timing_layout)
     with tempfile.TemporaryDirectory(prefix="parse-accuracy-") as tmp:
         with ProcessPoolExecutor(args.jobs) as pool:
             for layout in LAYOUTS:
@@ -438,7 +473,11 @@ def main() -> None:
                     results.append(run_layout(chosen, layout, Path(tmp), pool))
                     print(table(results[-1:]).splitlines()[-1], file=sys.stderr)
         speed = (
-            compare_speed(seed, args.baseline, Path(tmp), args.rounds) if args.baseline else None
+            compare_speed(
+                seed if timed.repeat else papers, timed, args.baseline, Path(tmp), args.rounds
+            )
+            if args.baseline
+            else None
         )
 
     print(f"{len(papers):,} records ({len(seed):,} in the seed layout), {args.jobs} processes\n")
@@ -446,7 +485,7 @@ def main() -> None:
     if speed:
         cpu = speed["cpu_s"]
         print(
-            f"\nseed layout parse CPU s (best of {args.rounds}): this {cpu['this']:.1f}, "
+            f"\n{timed.name} layout parse CPU s (best of {args.rounds}): this {cpu['this']:.1f}, "
             f"baseline {cpu['baseline']:.1f}, ratio {speed['ratio']:.3f}"
         )
     shown = list(examples(results, args.examples))

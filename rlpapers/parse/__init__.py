@@ -6,7 +6,8 @@ that is ambiguous by the layout the file follows elsewhere, so files that lack c
 lines, or mix both seed layouts, parse the same way. Wrapped lines
 are joined and words broken at a line end are mended with the file's own vocabulary. Names and
 titles come from ``names.derive_title``. Oddities that lose nothing (an empty file, an author line
-with no abstract after it) are reported as ``ParseWarning``; unreadable input raises ``ParseError``.
+with no abstract after it, a block that is neither a category line, an author line nor prose) are
+reported as ``ParseWarning`` and make no record; unreadable input raises ``ParseError``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 #: Bump when parsing gives different records for the same bytes: cached parses are then redone.
-PARSER_VERSION = "7"
+PARSER_VERSION = "8"
 
 
 #: The largest corpus file read, in bytes. A file is parsed whole (a word broken at a line end
@@ -158,6 +159,8 @@ def _assemble(blocks: list[Block], vocab: set[str], source: str, titles: Titles)
     for block, text, role in zip(blocks, texts, assign(texts), strict=True):
         if role is Role.HEADER:
             topic = text
+        elif role is Role.OTHER:
+            _warn_other(text, block.line, source)
         elif role is Role.CATEGORY:
             _warn_unused(pending.values(), source)
             categories, authors, pending = tuple(split_categories(text)), None, {role: block.line}
@@ -190,6 +193,14 @@ def _bounded(text: str, source: str, line: int) -> str:
     )
     warnings.warn(ParseWarning(message), stacklevel=4)
     return text[: cut if cut > 0 else MAX_PARAGRAPH]
+
+
+def _warn_other(text: str, line: int, source: str) -> None:
+    shown = text if len(text) <= 60 else text[:59] + "…"
+    message = (
+        f"{source}:{line}: neither a category line, an author line nor prose, ignored: {shown}"
+    )
+    warnings.warn(ParseWarning(message), stacklevel=4)
 
 
 def _warn_unused(lines: Iterable[int], source: str) -> None:

@@ -1,4 +1,4 @@
-"""Blocks to roles: header, category line, author line or abstract.
+"""Blocks to roles: header, category line, author line, abstract, or none of them.
 
 ``classify`` decides one block by what it contains; position only matters for the header, which
 can only be a file's first block. ``assign`` then reads the whole file: where a block's content
@@ -13,6 +13,9 @@ from enum import StrEnum
 from functools import lru_cache
 
 from ..text import PARTICLES, has_cjk, starts_cjk
+from .categories import code_led, is_category_line, is_prose, split_categories, starts_category_line
+
+__all__ = ["Role", "assign", "classify", "is_category_line", "split_authors", "split_categories"]
 
 
 class Role(StrEnum):
@@ -20,17 +23,14 @@ class Role(StrEnum):
     CATEGORY = "category"
     AUTHORS = "authors"
     ABSTRACT = "abstract"
+    OTHER = "other"  # neither a category line, an author line nor prose: warned about, not a paper
 
 
-_CATEGORY_SEP = re.compile(r"\s*[·•]\s*|\s+>\s+|\s+\|\s+")
-# An arXiv category code (``cs.LG``, ``quant-ph``, ``physics.soc-ph``): a line that starts with
-# one and goes on with ``·`` is a category line however long, with MSC/ACM classes after it.
-_ARXIV = re.compile(
-    r"(?:cs|math|stat|eess|econ|q-bio|q-fin|physics|astro-ph|cond-mat|nlin|gr-qc|hep-ex|hep-lat"
-    r"|hep-ph|hep-th|math-ph|nucl-ex|nucl-th|quant-ph)(?:\.[A-Za-z][A-Za-z-]*)?"
-)
-_ARXIV_LINE = re.compile(_ARXIV.pattern + r"(?:\s*[·•]|\s*$)")
 _ET_AL = re.compile(r"(?:[,，、]?\s*(?:等(?:人)?|et\.?\s+al\.?|and\s+others|…|\.\.\.))\s*$", re.I)
+# A group before the names, set off by a colon: ``NVIDIA, :, Aaron Blakeman``, ``Kimi Team: …``.
+_GROUP = re.compile(r"\s*([^,，、;；:：]{1,80}?)\s*[,，]?\s*[:：]\s*[,，]?\s*")
+# Ends like a name, not a sentence: an initial, ``Jr.``, ``et al.``.
+_NAME_END = re.compile(r"(?:\b[A-Z][a-z]?|\bal)\.\s*$")
 _NAME_SPLIT = re.compile(r"\s*[,，、;；]\s*|\s+and\s+|\s*&\s*")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 _MARKS = re.compile(r"(?<=\w)[†‡§¶*∗#\d,]+(?=\s|$)|^\s*[†‡§¶*∗#]+")
@@ -47,9 +47,9 @@ def classify(text: str, first: bool, last: bool = False) -> Role:
     A lone short label (``cs.LG``, ``Planning``) between blocks is a one-item category line: an
     abstract is longer and ends like a sentence.
     """
-    if _ARXIV_LINE.match(text) and is_category_line(text):
+    if starts_category_line(text) and is_category_line(text):
         return Role.CATEGORY
-    if len(text) > 400 and _SENTENCE_END.search(text) and not text.endswith("al."):
+    if len(text) > 400 and _SENTENCE_END.search(text) and not _ends_like_a_name(text):
         return Role.ABSTRACT  # the common case, decided without splitting names
     if is_category_line(text):
         return Role.CATEGORY
@@ -57,9 +57,14 @@ def classify(text: str, first: bool, last: bool = False) -> Role:
         return Role.HEADER
     if is_author_line(text):
         return Role.AUTHORS
-    if not first and not last and _is_label(text):
+    if not first and not last and _is_label(text) and not code_led(text):
         return Role.CATEGORY
-    return Role.ABSTRACT
+    return Role.OTHER if code_led(text) or not is_prose(text) else Role.ABSTRACT
+
+
+def _ends_like_a_name(text: str) -> bool:
+    """Ends in an initial, ``Jr.`` or ``et al.``: only the last characters are looked at."""
+    return _NAME_END.search(text, max(0, len(text) - 8)) is not None
 
 
 def _is_label(text: str) -> bool:
@@ -75,25 +80,11 @@ def _is_header(text: str) -> bool:
     return len(text) <= 80 and "\n" not in text and not _SENTENCE_END.search(text)
 
 
-def is_category_line(text: str) -> bool:
-    """Parts separated by ``·``; one arXiv code alone (``cs.CV``) is a category line too."""
-    if _ARXIV_LINE.match(text):
-        parts = split_categories(text)
-        return len(parts) == 1 and _ARXIV.fullmatch(parts[0]) is not None or len(parts) >= 2
-    if len(text) > 200 or _SENTENCE_END.search(text) or "·" not in text and "•" not in text:
-        return False
-    parts = split_categories(text)
-    return len(parts) >= 2 and all(len(p.split()) <= 8 for p in parts)
-
-
-def split_categories(text: str) -> list[str]:
-    return [part.strip() for part in _CATEGORY_SEP.split(text) if part.strip()]
-
-
 def split_authors(text: str) -> tuple[list[str], bool]:
     """Names in an author line, and whether it ended in 等 / et al. (a truncated list).
 
-    Affiliation marks (``Zhang†``, ``Li*``, ``Wang1``) are dropped from the names.
+    A group set off by a colon (``NVIDIA, :, Aaron Blakeman``) is the first name; affiliation
+    marks (``Zhang†``, ``Li*``, ``Wang1``) are dropped from the names.
     """
     names, truncated = _split_authors(text)
     return list(names), truncated
@@ -102,8 +93,14 @@ def split_authors(text: str) -> tuple[list[str], bool]:
 @lru_cache(maxsize=1 << 16)  # split when classified and again when read; ``forget`` per file
 def _split_authors(text: str) -> tuple[tuple[str, ...], bool]:
     body, truncated = _strip_et_al(text)
-    names = [_clean_name(name) for name in _NAME_SPLIT.split(body)]
+    group = _GROUP.match(body)
+    names = [group.group(1)] if group else []
+    names += [_clean_name(name) for name in _NAME_SPLIT.split(body[group.end() if group else 0 :])]
     return tuple(name for name in names if name), truncated
+
+
+def _has_group(text: str) -> bool:
+    return _GROUP.match(text) is not None
 
 
 def forget() -> None:
@@ -128,10 +125,15 @@ def is_author_line(text: str) -> bool:
 
     Real author lines are messy (``Zhihan zhang``, ``NVIDIA``, ``Zhaoqin "Richie" Li``), so a
     few odd items are allowed; an abstract fails on its long clauses and its final full stop.
+    A line of any length is read (the 3,303 names of a real paper take a few milliseconds: each
+    step is one pass over the line); a group before a colon (``GLM-4.5 Team:``) need not look
+    like a name.
     """
-    if len(text) > 3000:
+    if code_led(text):
         return False
     names, truncated = split_authors(text)
+    if _has_group(text) and len(names) >= 2:
+        names = names[1:]
     if not names:
         return False
     if len(names) == 1 and not truncated:
@@ -144,7 +146,7 @@ def is_author_line(text: str) -> bool:
             and 2 <= len(name.split()) <= 4
             and _is_name(name, strict=True)
         )
-    if _SENTENCE_END.search(_strip_et_al(text)[0]) and not re.search(r"\b[A-Z]\.$", text.strip()):
+    if _SENTENCE_END.search(_strip_et_al(text)[0]) and not _ends_like_a_name(text):
         return False
     good = sum(_is_name(name) for name in names)
     return good >= 0.75 * len(names) and _is_name(names[0])
@@ -245,7 +247,7 @@ def could_be_authors(text: str) -> bool:
     by full stops): for a block that stands where the file's layout puts its author line. Prose
     (a final full stop after a word, or words such as "the", "of", "we") and category lines are
     not."""
-    if len(text) > 3000 or "·" in text or _ARXIV_LINE.match(text):
+    if "·" in text or starts_category_line(text) or code_led(text):
         return False
     if _ends_like_prose(text) or _FUNCTION_WORD.search(text):
         return False
