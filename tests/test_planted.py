@@ -3,7 +3,6 @@ restricted unpickler that builds only the classes a search view is made of."""
 
 from __future__ import annotations
 
-import io
 import pickle
 import warnings
 from pathlib import Path
@@ -27,27 +26,9 @@ class _Evil:
 def _plant_toc(toc: Path, payload: bytes) -> None:
     """Rewrite a Whoosh table of contents with ``payload`` as its schema and segment list,
     keeping everything else as Whoosh wrote it, so that Whoosh reaches both pickles."""
-    from whoosh.filedb.structfile import StructFile
+    from .test_identity_review import _rewrite_toc
 
-    source = StructFile(io.BytesIO(toc.read_bytes()))
-    sizes = [source.read_varint() for _ in range(3)]
-    check, version = source.read_int(), source.read_int()
-    release = [source.read_varint() for _ in range(3)]
-    source.read_string()  # the real schema
-    generation = source.read_int()
-    buffer = io.BytesIO()
-    out = StructFile(buffer)
-    for value in sizes:
-        out.write_varint(value)
-    out.write_int(check)
-    out.write_int(version)
-    for value in release:
-        out.write_varint(value)
-    out.write_string(payload)
-    out.write_int(generation)
-    out.write_int(0)
-    out.write(payload)
-    toc.write_bytes(buffer.getvalue())
+    _rewrite_toc(toc, None, payload, payload)
 
 
 def _tocs(folder: Path) -> list[Path]:
