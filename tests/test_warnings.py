@@ -16,7 +16,9 @@ def _touch(path: Path) -> None:
 
 def test_a_flood_of_one_warning_shows_twenty_and_a_count(tmp_path, monkeypatch):
     corpus = tmp_path / "flood.txt"
-    corpus.write_text("Topic\n\n" + "".join(f"x{i}\n\n" for i in range(500)), encoding="utf-8")
+    real = "We propose YakRL, a method for herding yaks with reinforcement learning over seasons."
+    flood = "".join(f"x{i}\n\n" for i in range(500))
+    corpus.write_text(f"Topic\n\n{flood}{real}\n", encoding="utf-8")
     result = run("--corpus", corpus, "list", "-f", "ids")
     lines = result.stderr.splitlines()
     assert len(lines) <= 22
