@@ -194,7 +194,7 @@ def test_an_old_ledger_is_upgraded_in_place_and_keeps_its_rows(tmp_path):
         sqlite3.connect(tmp_path / "ledger.db").execute("SELECT id, key FROM papers").fetchall()
     )
     ledger = Ledger(tmp_path)
-    assert ledger.con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert ledger.con.execute("PRAGMA user_version").fetchone()[0] == 3
     assert ledger.con.execute("SELECT id, key FROM papers").fetchall() == before
     ledger.close()
 
@@ -340,3 +340,18 @@ def test_a_garbled_fingerprint_is_reported_as_damage(tmp_path, isolated):
     _write(corpus / "a.txt", _paper(EDITED))  # a newcomer: compared with the absent paper
     result = run("--corpus", corpus, "list", "-f", "ids", code=2)
     assert "identity ledger" in result.stderr and "fingerprint" in result.stderr
+
+
+def test_a_schema_2_ledger_gains_the_file_stamps(tmp_path):
+    """A ledger of schema 2 (fingerprints, no file stamps) is upgraded in place too."""
+    shutil.copy(FIXTURE / "ledger.db", tmp_path / "ledger.db")
+    con = sqlite3.connect(tmp_path / "ledger.db")
+    for column in ("cid TEXT", "print BLOB", "file TEXT", "ordinal INTEGER"):
+        con.execute(f"ALTER TABLE papers ADD COLUMN {column}")
+    con.execute("PRAGMA user_version = 2")
+    con.commit()
+    con.close()
+    ledger = Ledger(tmp_path)
+    assert ledger.con.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert ledger.states_of(["wtcoe6gw7e"])["wtcoe6gw7e"].stamp is None
+    ledger.close()

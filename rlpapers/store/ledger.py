@@ -55,7 +55,7 @@ def _reports_damage(method: F) -> F:
 
 
 APP_ID = 0x726C706C  # "rlpl"
-VERSION = 2  # 2: papers.cid, print, file, ordinal, stamp (what matching an edit needs)
+VERSION = 3  # 2: papers.cid, print, file, ordinal; 3: papers.stamp (what matching an edit needs)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS papers (id TEXT PRIMARY KEY, key TEXT NOT NULL, created TEXT NOT NULL,
                                    cid TEXT, print BLOB, file TEXT, ordinal INTEGER, stamp TEXT);
@@ -66,8 +66,8 @@ CREATE INDEX IF NOT EXISTS keys_by_id ON keys (id);
 #: Schema version -> the script that brings a ledger of that version to the next one.
 UPGRADES = {
     1: "ALTER TABLE papers ADD COLUMN cid TEXT; ALTER TABLE papers ADD COLUMN print BLOB; "
-    "ALTER TABLE papers ADD COLUMN file TEXT; ALTER TABLE papers ADD COLUMN ordinal INTEGER; "
-    "ALTER TABLE papers ADD COLUMN stamp TEXT;",
+    "ALTER TABLE papers ADD COLUMN file TEXT; ALTER TABLE papers ADD COLUMN ordinal INTEGER;",
+    2: "ALTER TABLE papers ADD COLUMN stamp TEXT;",
 }
 FILE_NAME = "ledger.db"
 _COMPANIONS = ("", "-wal", "-shm", "-journal")
