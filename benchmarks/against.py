@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench  # noqa: E402
+import bench
 
 PROBE = b"\n\ncs.LG \xc2\xb7 cs.AI\n\nAda Lovelace, Alan Turing\n\nWe propose ZebraRL, a refresh probe.\n"
 

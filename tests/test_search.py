@@ -17,8 +17,8 @@ from rlpapers.errors import IndexNotice, QueryError
 from .conftest import RECORD_FIELDS, ROOT, SEEDS, run
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-import judged  # noqa: E402
-import relevance  # noqa: E402
+import judged
+import relevance
 
 
 @pytest.fixture(scope="module")

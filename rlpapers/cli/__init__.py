@@ -110,4 +110,4 @@ def _guard_closed_streams() -> None:
                     os.dup2(taken, fd)
                     os.close(taken)
     if sys.stderr is None:
-        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+        sys.stderr = open(os.devnull, "w")  # lives as long as the process

@@ -977,7 +977,7 @@ def _ref_file(path: str) -> Iterator[str]:
     from ..refs import read_refs
 
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, after the last line
+        handle = open(path, "rb")  # closed below, after the last line
     except OSError as error:
         raise InputError(f"cannot read --ids file {path}: {error.strerror}") from None
     with handle:

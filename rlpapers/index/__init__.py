@@ -22,7 +22,7 @@ from ._lightimport import import_whoosh
 
 import_whoosh()  # before any other Whoosh import: see _lightimport
 
-import re  # noqa: E402
+import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -202,7 +202,7 @@ class Index:
         terms = query_terms(parsed, self.searcher.reader())
         return list(self._ranked(results, filters, phrase, sort)), terms
 
-    def _run(  # noqa: PLR0913
+    def _run(
         self,
         query: str,
         limit: int | None,
@@ -266,7 +266,7 @@ class Index:
         rest = self._search(parsed, limit=None, searcher=first.searcher)
         yield from (hit for hit in rest if hit.docnum not in seen)
 
-    def _ranked(  # noqa: PLR0913
+    def _ranked(
         self,
         results: Any,
         filters: Filters | None,

@@ -66,7 +66,7 @@ def import_whoosh() -> None:
         from ._unpickle import install
 
         install()  # before the modules that bind its pickle readers by name
-        import whoosh.fields  # noqa: F401
-        import whoosh.filedb.filestore  # noqa: F401
-        import whoosh.index  # noqa: F401
+        import whoosh.fields
+        import whoosh.filedb.filestore
+        import whoosh.index
         import whoosh.reading  # noqa: F401

@@ -39,7 +39,7 @@ class _Stateless:
 class _Emitter(_Stateless):
     """Whoosh's tokenizer/analyser call protocol, once: subclasses say which tokens to emit."""
 
-    def __call__(  # noqa: PLR0913 - Whoosh's tokenizer protocol
+    def __call__(  # Whoosh's tokenizer protocol
         self,
         value: str,
         positions: bool = False,

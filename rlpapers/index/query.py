@@ -354,7 +354,7 @@ def _counted_term_class() -> Any:
     return Counted
 
 
-def CountedTerm(fieldname: str, text: str, times: int) -> Any:  # noqa: N802 - a class, made late
+def CountedTerm(fieldname: str, text: str, times: int) -> Any:  # a class, made late
     """Whoosh's ``Term`` for a word said ``times`` times (the class is made on first use, so
     importing this module does not import Whoosh)."""
     return _counted_term_class()(fieldname, text, times)

@@ -101,7 +101,7 @@ def query_weight(qf: int) -> float:
 
 
 class _Scorer(WeightLengthScorer):  # type: ignore[misc]
-    def __init__(  # noqa: PLR0913 - Whoosh's scorer protocol plus the model's settings
+    def __init__(  # Whoosh's scorer protocol plus the model's settings
         self, searcher: Any, fieldname: str, text: Any, weight: float, k1: float, b: float
     ) -> None:
         parent = searcher.get_parent()  # collection statistics come from the top searcher
