@@ -129,7 +129,12 @@ def parse_one(job: Job) -> Parsed:
         pack(rows),
     )
     messages = [str(w.message) for w in caught if issubclass(w.category, ParseWarning)]
-    prints = pack_prints([fingerprint(p.abstract) for p in papers])
+    # A worker makes every paper's identity fingerprint, beside the other worker (a big first
+    # build needs them all); the refreshing process itself makes only those it needs (an edit
+    # of one abstract in a file of thousands needs one).
+    from multiprocessing import parent_process
+
+    prints = pack_prints([fingerprint(p.abstract) for p in papers]) if parent_process() else b""
     return Parsed(stored, messages, rows if keep else None, prints)
 
 

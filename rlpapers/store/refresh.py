@@ -24,7 +24,7 @@ from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
 from .identity import Version, fingerprint, hashes, match_edits
 from .ledger import Ledger, PaperState
-from .parsing import pack_prints, parse_many, unpack, unpack_prints
+from .parsing import parse_many, unpack, unpack_prints
 
 #: A refresh that parses at most this much text keeps what it parsed in memory (an edited file).
 KEEP_PARSED_BYTES = 16_000_000
@@ -199,10 +199,11 @@ class Refresh:
                     "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (state.sha1, state.name, encodings[state.path], *parsed.stored),
                 )
-                self.con.execute(
-                    "INSERT OR REPLACE INTO prints VALUES (?, ?, ?)",
-                    (state.sha1, state.name, parsed.prints),
-                )
+                if parsed.prints:
+                    self.con.execute(
+                        "INSERT OR REPLACE INTO prints VALUES (?, ?, ?)",
+                        (state.sha1, state.name, parsed.prints),
+                    )
 
     def _known_titles(self, state: FileState, keep: bool) -> dict[str, tuple[str, str]]:
         """(name, title) of the abstracts this file held before: an edit re-derives only the new.
@@ -268,22 +269,16 @@ class Refresh:
         self.warned[state.path] = warned
         return found
 
-    def prints(self, state_path: str) -> list[bytes]:
-        """The identity fingerprints of a file's papers, in order (made from its rows where a
-        parse from before fingerprints has none)."""
+    def prints(self, state_path: str) -> list[bytes] | None:
+        """The identity fingerprints of a file's papers, in order, where its parse made them
+        (a parse on the worker processes); None otherwise."""
         state = next(s for s in self.states if s.path == state_path)
         row = self.con.execute(
             "SELECT prints FROM prints WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
         ).fetchone()
-        count = len(self._headers([state])[state.path][0])
-        if row is not None:
-            return unpack_prints(row[0], count)
-        made = [fingerprint(r["abstract"]) for r in self.rows(state_path)]
-        self.con.execute(
-            "INSERT OR REPLACE INTO prints VALUES (?, ?, ?)",
-            (state.sha1, state.name, pack_prints(made)),
-        )
-        return made
+        if row is None:
+            return None
+        return unpack_prints(row[0], len(self._headers([state])[state.path][0]))
 
     # --- records ------------------------------------------------------------------------------
 
@@ -471,6 +466,7 @@ class Identities:
         self.previous = previous
         self.ledger = refresh.store.ledger
         self._prints: dict[str, bytes] = {}
+        self._texts: dict[str, dict[str, str]] = {}  # file -> content id -> abstract
         # resolved path -> the corpus path as given (absolute, not a symlink's target): what
         # the ledger keeps, so that a link replaced by a file, or pointed elsewhere, is the
         # same place
@@ -556,11 +552,19 @@ class Identities:
         return match_edits(list({v.ref: v for v in reversed(newcomers)}.values()), absent)
 
     def _print(self, item: Item) -> bytes:
-        """The identity fingerprint of an abstract of the corpus."""
+        """The identity fingerprint of an abstract of the corpus: as its parse stored it, else
+        made now from its text (only the abstracts that need one are read)."""
         if item.cid not in self._prints:
             mine = self._files[item.file]
-            for other, print_ in zip(mine, self.refresh.prints(item.file), strict=True):
-                self._prints.setdefault(other.cid, print_)
+            stored = self.refresh.prints(item.file)
+            if stored is not None:
+                for other, print_ in zip(mine, stored, strict=True):
+                    self._prints.setdefault(other.cid, print_)
+            else:
+                if item.file not in self._texts:
+                    rows = self.refresh.rows(item.file)
+                    self._texts[item.file] = {r["id"]: r["abstract"] for r in rows}
+                self._prints[item.cid] = fingerprint(self._texts[item.file][item.cid])
         return self._prints[item.cid]
 
     def _note_texts(self, ids: dict[str, str], states: dict[str, PaperState]) -> None:
