@@ -173,7 +173,8 @@ def resolve(
     if writing:
         check_index_dir(index)
     mode, rerank = _search_section(cfg, cfg_path)
-    search = cfg.get("search") if isinstance(cfg.get("search"), dict) else {}
+    found = cfg.get("search")
+    search: dict[str, Any] = found if isinstance(found, dict) else {}
     origin["search.mode"] = str(cfg_path) if "mode" in search else "default"
     origin["search.rerank"] = str(cfg_path) if "rerank" in search else "default"
     origin["data_dir"] = (
@@ -241,7 +242,7 @@ def _index_base(option: Path | None, cfg: dict[str, Any], cfg_path: Path) -> tup
 def corpus_fingerprint(paths: list[Path]) -> str:
     """A folder name that differs for each set of corpus paths."""
     joined = "\n".join(sorted(str(p.resolve()) for p in paths))
-    return sha1(joined.encode("utf-8")).hexdigest()[:12]
+    return str(sha1(joined.encode("utf-8")).hexdigest()[:12])
 
 
 def setting_line(path: Path, name: str) -> int | None:

@@ -57,16 +57,18 @@ class Group(TyperGroup):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, hoist_globals(args))
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         """A usage error is one line on stderr with a hint, exit 2 (Click prints three)."""
         import click
 
-        if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+        standalone = kwargs.pop("standalone_mode", True)
+        kwargs["standalone_mode"] = False  # errors come here, to be worded as one line
+        if not standalone:
+            return super().main(*args, **kwargs)
         given = (args[0] if args else kwargs.get("args")) or sys.argv[1:]
         command = next((a for a in given if a in self.commands), None)
         try:
-            result = super().main(*args, standalone_mode=False, **kwargs)
+            result = super().main(*args, **kwargs)
         except click.exceptions.NoArgsIsHelpError as error:
             error.show()
             sys.exit(error.exit_code)
@@ -101,7 +103,7 @@ class Group(TyperGroup):
             warnings.simplefilter("always", ParseWarning)
             warnings.simplefilter("always", IndexNotice)
             shown = Warnings()
-            warnings.showwarning = shown.show  # type: ignore[assignment]
+            warnings.showwarning = shown.show
             Terminated.caught = True
             try:
                 result = super().invoke(ctx)

@@ -338,12 +338,12 @@ def keys(rows: list[tuple[str, str, str]], fmt: str) -> None:
     report_rows(("id", "key", "file"), rows, fmt)
 
 
-def report_rows(columns: tuple[str, ...], rows: list[tuple[str, ...]], fmt: str) -> None:
+def report_rows(columns: tuple[str, ...], rows: Sequence[tuple[str, ...]], fmt: str) -> None:
     """Rows of a report in ``fmt`` (a table, tsv lines, or records in json/yaml); text is shown
     with its control characters escaped (``shown``: a corpus path may hold some)."""
     from ..text import shown
 
-    rows = [tuple(shown(value) for value in row) for row in rows]
+    rows = [tuple(shown(value) for value in row) for row in rows]  # a list of its own
     if fmt in ("json", "yaml"):
         _emit_structured([dict(zip(columns, row, strict=True)) for row in rows], fmt)
         return

@@ -49,7 +49,8 @@ def get_exporter(name: str) -> Exporter:
     except KeyError:
         raise ExportError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}") from None
     module = import_module(f"{__name__}.{module_name}")
-    return getattr(module, f"export_{name}", None) or module.export
+    exporter: Exporter = getattr(module, f"export_{name}", None) or module.export
+    return exporter
 
 
 def export(papers: Iterable[Paper] | Iterable[Hit], format: str, **options: object) -> str:

@@ -117,7 +117,7 @@ def _encode_non_ascii(text: str) -> str:
         unknown_char_warning=False,
         replacement_latex_protection="braces-all",
     )
-    return encoder.unicode_to_latex(text)
+    return str(encoder.unicode_to_latex(text))
 
 
 _LITERAL = {

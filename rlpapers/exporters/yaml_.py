@@ -20,4 +20,4 @@ def export(papers: Iterable[Any]) -> str:
 def dump(data: Any, dumper: Any) -> str:
     import yaml
 
-    return yaml.dump(data, Dumper=dumper, allow_unicode=True, sort_keys=False, width=100)
+    return str(yaml.dump(data, Dumper=dumper, allow_unicode=True, sort_keys=False, width=100))

@@ -163,7 +163,7 @@ def _add_term(searcher: Any, offset: int, leaf: Any, scores: list[float]) -> Non
     if isinstance(matcher, FilterMatcher):
         deleted, matcher = frozenset(matcher._ids), matcher.child
     lengths, norms = getattr(scorer, "lengths", None), getattr(scorer, "norms", None)
-    if lengths is None or not hasattr(matcher, "_read_ids"):
+    if lengths is None or norms is None or not hasattr(matcher, "_read_ids"):
         matcher.scorer = scorer
         _add_matcher(matcher, offset, scores, deleted)
         return

@@ -323,7 +323,7 @@ def _counted_term_class() -> Any:
     from whoosh import matching
     from whoosh.query import Term
 
-    class Counted(Term):  # type: ignore[misc]
+    class Counted(Term):
         """A query term the query says ``times`` times: its postings are scored with that
         query frequency (Whoosh's own terms always pass 1)."""
 
@@ -335,7 +335,7 @@ def _counted_term_class() -> Any:
             return super().__eq__(other) and self.times == getattr(other, "times", None)
 
         def __hash__(self) -> int:
-            return super().__hash__() ^ hash(self.times)
+            return int(super().__hash__()) ^ hash(self.times)
 
         def __repr__(self) -> str:
             return f"CountedTerm({self.fieldname!r}, {self.text!r}, {self.times})"
@@ -386,7 +386,7 @@ def _signs() -> Any:
     """Whoosh's ``+``/``-`` plugin, applied inside parentheses too (it only sorts the top level)."""
     from whoosh.qparser import PlusMinusPlugin, syntax
 
-    class Signs(PlusMinusPlugin):  # type: ignore[misc]
+    class Signs(PlusMinusPlugin):
         def do_plusminus(self, parser: Any, group: Any) -> Any:
             for i, node in enumerate(group):
                 if isinstance(node, syntax.GroupNode):
@@ -423,7 +423,7 @@ def _bounded_fuzzy_term() -> Any:
     from whoosh.query import FuzzyTerm
     from whoosh.support.levenshtein import distance
 
-    class BoundedFuzzyTerm(FuzzyTerm):  # type: ignore[misc]
+    class BoundedFuzzyTerm(FuzzyTerm):
         """A fuzzy term that reads only the words sharing its first letter and compares only
         those of a near length. Whoosh's compares the term with every word of the field (a
         quadratic edit distance each): ``policy~`` took 3 s over 10,000 papers."""

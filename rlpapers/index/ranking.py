@@ -100,7 +100,7 @@ def query_weight(qf: int) -> float:
     return (K3 + 1) * qf / (K3 + qf) if qf > 1 else 1.0
 
 
-class _Scorer(WeightLengthScorer):  # type: ignore[misc]
+class _Scorer(WeightLengthScorer):
     def __init__(  # Whoosh's scorer protocol plus the model's settings
         self, searcher: Any, fieldname: str, text: Any, weight: float, k1: float, b: float
     ) -> None:

@@ -47,7 +47,7 @@ PARALLEL_POOL_MB = 56
 def whoosh_version() -> str:
     import whoosh
 
-    return whoosh.versionstring()
+    return str(whoosh.versionstring())
 
 
 @dataclass(frozen=True)
@@ -307,7 +307,7 @@ def _forgive_removed_runs(writer: Any) -> None:
         with contextlib.suppress(FileNotFoundError):
             remove(path)
 
-    pool._remove_run = remove_if_there
+    pool._remove_run = remove_if_there  # type: ignore[union-attr]
 
 
 def _release_memory() -> None:

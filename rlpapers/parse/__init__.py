@@ -15,7 +15,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import IO, TYPE_CHECKING
 
 from ..digest import sha1
 from ..errors import ParseError, ParseWarning
@@ -65,7 +65,7 @@ def parse_file(path: str | Path, encoding: str | None = None) -> list[Paper]:
     return parse_bytes(data, source=path.name, encoding=encoding)
 
 
-def read_limited(stream: BinaryIO, source: str) -> bytes:
+def read_limited(stream: IO[bytes], source: str) -> bytes:
     """All of ``stream`` (an open file, stdin), or a ``ParseError`` naming ``source`` once it
     holds more than ``MAX_FILE_BYTES``: what is read is never more than that."""
     import os

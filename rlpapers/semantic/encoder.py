@@ -70,7 +70,8 @@ class Encoder:
         return out
 
     def embed_one(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        vector: np.ndarray = self.embed([text])[0]
+        return vector
 
     def _embed_batch(self, texts: Iterable[str]) -> np.ndarray:
         encodings = self.tokenizer.encode_batch([t or " " for t in texts])
@@ -87,7 +88,8 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     summed = (hidden * weights).sum(axis=1)
     pooled = summed / np.clip(weights.sum(axis=1), 1e-9, None)
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-    return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+    unit: np.ndarray = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+    return unit
 
 
 @cache

@@ -173,7 +173,8 @@ def unpack(blob: bytes) -> list[dict[str, Any]]:
     for row in rows:
         if type(row) is not dict or not all(type(row.get(f)) is str for f in _ROW_TEXT):
             raise Garbled("garbled parse rows (a row without its id, name, title or abstract)")
-    return rows
+    checked: list[dict[str, Any]] = rows
+    return checked
 
 
 #: The fields of a parse row that a refresh reads before it makes the row a Paper.
