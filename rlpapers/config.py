@@ -29,6 +29,18 @@ def bundled_seeds() -> Path:
     return packaged if packaged.is_dir() else here.parent / "seeds"
 
 
+def expanded(text: str, where: str) -> Path:
+    """A path a user gave (``where`` names the option, variable or setting), ``~`` expanded;
+    ``CorpusError`` for one that names no path (a NUL byte, ``~nosuchuser``) instead of the
+    exception the operating system's call would raise later."""
+    if "\0" in text:
+        raise CorpusError(f"{where}: the path {text!r} holds a NUL byte")
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:  # ~user of a user this system does not know
+        raise CorpusError(f"{where}: cannot expand {text!r}: no such user's home folder") from None
+
+
 def config_path() -> Path:
     return config_source()[0]
 
@@ -38,7 +50,7 @@ def config_source() -> tuple[Path, str]:
     user config folder. A file named by ``RLPAPERS_CONFIG`` must exist (``read_config``)."""
     env = os.environ.get("RLPAPERS_CONFIG")
     if env:
-        return Path(env).expanduser(), "RLPAPERS_CONFIG"
+        return expanded(env, "RLPAPERS_CONFIG"), "RLPAPERS_CONFIG"
     return user_path("config") / "config.yaml", "platform folder"
 
 
@@ -46,7 +58,7 @@ def data_root() -> Path:
     """Where the identity ledger lives: ``RLPAPERS_DATA_DIR`` or the user data folder."""
     env = os.environ.get("RLPAPERS_DATA_DIR")
     if env:
-        return Path(env).expanduser()
+        return expanded(env, "RLPAPERS_DATA_DIR")
     return user_path("data")
 
 
@@ -95,7 +107,7 @@ class Settings(NamedTuple):
     encoding: str | None = None  # every corpus file's encoding, over detection and metadata
     search_mode: str = "lexical"
     #: How many of the best BM25 candidates the proximity bonuses re-order (``search.rerank``;
-    #: 0 = plain BM25, faster, see docs/search-quality.md). None: ``ranking.RERANK_WINDOW``.
+    #: 0 = plain BM25, faster, see docs/search-quality.md). None: ``RERANK_WINDOW``.
     search_rerank: int | None = None
     origin: Mapping[str, str] = MappingProxyType({})
 
@@ -131,6 +143,11 @@ SEARCH_MODES = ("lexical", "hybrid", "semantic")
 SIMILAR_MODES = ("lexical", "hybrid", "semantic")
 #: The orders ``search`` lists its hits in.
 SORTS = ("score", "title", "key")
+#: How many of the best BM25 candidates the proximity bonuses re-order (``search.rerank`` sets
+#: another): a constant, so the order never depends on how many hits are asked for. Chosen on
+#: the odd Cranfield and CISI queries pooled (0 gave 0.383, 10 0.389, 20 0.388); a wider window
+#: also makes Whoosh prune less (docs/search-quality.md).
+RERANK_WINDOW = 10
 #: Largest ``search.rerank`` window: each candidate is read from the store and tokenised.
 MAX_RERANK = 1000
 
@@ -187,10 +204,10 @@ def _corpus_paths(
     option: list[Path] | None, cfg: dict[str, Any], cfg_path: Path
 ) -> tuple[list[Path], str]:
     if option:
-        return [Path(p).expanduser() for p in option], "--corpus"
+        return [expanded(str(p), "--corpus") for p in option], "--corpus"
     env = os.environ.get("RLPAPERS_CORPUS")
     if env:
-        paths = [Path(p).expanduser() for p in env.split(os.pathsep) if p]
+        paths = [expanded(p, "RLPAPERS_CORPUS") for p in env.split(os.pathsep) if p]
         if not paths:
             raise CorpusError(f"RLPAPERS_CORPUS={env!r} names no path")
         return paths, "RLPAPERS_CORPUS"
@@ -208,7 +225,8 @@ def _corpus_paths(
                 "'corpus' names no path", str(cfg_path), setting_line(cfg_path, "corpus")
             )
         base = cfg_path.parent
-        return [(base / Path(i).expanduser()) for i in items], str(cfg_path)
+        where = f"{cfg_path}: corpus"
+        return [(base / expanded(i, where)) for i in items], str(cfg_path)
     return [bundled_seeds()], "bundled seeds"
 
 
@@ -223,10 +241,10 @@ def _index_dir(
 
 def _index_base(option: Path | None, cfg: dict[str, Any], cfg_path: Path) -> tuple[Path, str]:
     if option:
-        return Path(option).expanduser(), "--index-dir"
+        return expanded(str(option), "--index-dir"), "--index-dir"
     env = os.environ.get("RLPAPERS_INDEX_DIR")
     if env:
-        return Path(env).expanduser(), "RLPAPERS_INDEX_DIR"
+        return expanded(env, "RLPAPERS_INDEX_DIR"), "RLPAPERS_INDEX_DIR"
     if "index_dir" in cfg:
         value = cfg["index_dir"]
         if not isinstance(value, str) or not value.strip():
@@ -235,7 +253,7 @@ def _index_base(option: Path | None, cfg: dict[str, Any], cfg_path: Path) -> tup
                 str(cfg_path),
                 setting_line(cfg_path, "index_dir"),
             )
-        return Path(value).expanduser(), "config file"
+        return expanded(value, f"{cfg_path}: index_dir"), "config file"
     return cache_root() / "index", "cache folder"
 
 

@@ -187,8 +187,7 @@ class Library:
         return self._hybrid(vectors, query, limit, filters, sort, among)
 
     def _rerank_window(self, rerank: int | None) -> int:
-        from .config import MAX_RERANK
-        from .index.ranking import RERANK_WINDOW
+        from .config import MAX_RERANK, RERANK_WINDOW
 
         window = rerank if rerank is not None else self.settings.search_rerank
         if window is None:

@@ -188,7 +188,12 @@ GROUP_VALUE_OPTIONS = ("--corpus", "-c", "--index-dir", "--encoding")
 def command_in(args: list[str]) -> str | None:
     """The command ``args`` run (``rlpapers [OPTIONS] COMMAND ...``), or None if they name none
     (``--help``, ``--version``, nothing, a word that is no command)."""
-    args = hoist_globals(args)
+    import click
+
+    try:
+        args = hoist_globals(args)
+    except click.UsageError:  # the whole app reports it, as one line (``Group.main``)
+        return None
     i = 0
     while i < len(args):
         arg = args[i]
@@ -260,7 +265,7 @@ class Warnings:
             kinds = sum(1 for n in self.seen.values() if n > self.SHOWN)
             report(
                 f"{hidden} more warnings like the {kinds * self.SHOWN} above not shown "
-                "(RLPAPERS_WARNINGS=all shows every one)",
+                "(RLPAPERS_WARNINGS=all rlpapers parse FILE shows every one of a file)",
                 "note",
             )
 
@@ -448,6 +453,18 @@ def nothing_found(what: str = "no papers match") -> NoReturn:
     raise typer.Exit(ExitCode.NOT_FOUND)
 
 
+def _given_paths(value: Any) -> Any:
+    """A path option's value(s) as ``Path``; an empty one (``--corpus=``, ``--corpus "$UNSET"``)
+    is a usage error, not the current folder."""
+    if value is None:
+        return None
+    values = value if isinstance(value, list | tuple) else [value]
+    if any(not str(v).strip() for v in values):
+        raise typer.BadParameter("an empty path names no file or folder")
+    paths = [Path(v) for v in values]
+    return paths if isinstance(value, list | tuple) else paths[0]
+
+
 def _checked_encoding(value: str | None) -> str | None:
     if value is not None:
         from ..parse.text import text_codec
@@ -469,19 +486,23 @@ def _version(value: bool) -> None:
 def main_options(
     ctx: typer.Context,
     corpus: Annotated[
-        list[Path] | None,
+        list[str] | None,
         typer.Option(
             "--corpus",
             "-c",
+            metavar="PATH",
+            callback=_given_paths,
             shell_complete=complete_files,
             help="A corpus file, or a folder of *.txt files (read recursively; repeatable). Default: $RLPAPERS_CORPUS, "
             "the config file, or the bundled seeds. --corpus may also follow the command.",
         ),
     ] = None,
     index_dir: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--index-dir",
+            metavar="PATH",
+            callback=_given_paths,
             shell_complete=complete_files,
             help="Where to keep the search index. Default: $RLPAPERS_INDEX_DIR or the cache "
             "folder. May also follow the command.",
@@ -638,7 +659,9 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
     rows.append(("index dir", str(settings.index_dir), settings.origin["index_dir"]))
     rows.append(("ledger", str(settings.data_dir / "ledger.db"), settings.origin["data_dir"]))
     rows.append(("search.mode", settings.search_mode, settings.origin["search.mode"]))
-    rerank = "default" if settings.search_rerank is None else str(settings.search_rerank)
+    from ..config import RERANK_WINDOW
+
+    rerank = str(RERANK_WINDOW if settings.search_rerank is None else settings.search_rerank)
     rows.append(("search.rerank", rerank, settings.origin["search.rerank"]))
     render.config(rows, fmt_of(format))
 
@@ -854,8 +877,15 @@ def keys(
     if not pin:
         render.keys(lib.keys(), fmt_of(format))
         return
-    for path, count in lib.pin_keys():
+    written = lib.pin_keys()
+    for path, count in written:
         report(f"wrote {count} key{'s' if count != 1 else ''} to {path}", "note")
+    if not written:
+        report(
+            "nothing pinned: keys are never written into the bundled seeds; pin the keys of a "
+            "corpus of your own (--corpus, RLPAPERS_CORPUS or the config file)",
+            "note",
+        )
 
 
 @app.command()

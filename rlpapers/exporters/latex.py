@@ -117,7 +117,32 @@ def _encode_non_ascii(text: str) -> str:
         unknown_char_warning=False,
         replacement_latex_protection="braces-all",
     )
-    return str(encoder.unicode_to_latex(text))
+    encoded = str(encoder.unicode_to_latex(text))
+    return encoded if encoded.isascii() else re.sub(r"[^\x00-\x7f]", _accented, encoded)
+
+
+#: Combining marks as LaTeX accent commands, for letters pylatexenc has no entry for (``ǎ``):
+#: the letter is decomposed (NFD) and written ``{\v{a}}``.
+_MARKS = {
+    "\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0304": "=",
+    "\u0306": "u", "\u0307": ".", "\u0308": '"', "\u030a": "r", "\u030b": "H",
+    "\u030c": "v", "\u0323": "d", "\u0327": "c", "\u0328": "k", "\u0331": "b",
+}  # fmt: skip
+
+
+def _accented(match: re.Match[str]) -> str:
+    """A letter with accents as LaTeX accent commands, if it decomposes into an ASCII letter
+    and marks that have one; otherwise the character as it is (CJK, emoji)."""
+    import unicodedata
+
+    base, *marks = unicodedata.normalize("NFD", match.group(0))
+    if not base.isascii() or not marks or any(m not in _MARKS for m in marks):
+        return match.group(0)
+    out = base
+    for mark in marks:
+        command = _MARKS[mark]
+        out = f"\\{command}{{{out}}}" if command.isalpha() else f"\\{command}{out}"
+    return "{" + out + "}"
 
 
 _LITERAL = {
@@ -220,7 +245,9 @@ def protect_capitals(title: str) -> str:
 #: An accent or a letter written as a command, braced: ``{\'e}``, ``{\c{c}}``, ``{\H{o}}``,
 #: ``{\L}``, ``{\ss}`` (a command of one or two letters, or one mark; ``{\textendash}`` is not).
 _ACCENTED = r"\{\\(?:[^A-Za-z{}]|[A-Za-z]{1,2}(?![A-Za-z]))[^{}]*(?:\{[^{}]*\})?\}"
-_TITLE_WORD = rf"(?<![\\\w{{])(?:[A-Za-z]|{_ACCENTED})(?:[\w\-]|{_ACCENTED})*[A-Za-z0-9}}]"
+_TITLE_WORD = (
+    rf"(?<![\\\w{{])(?:[A-Za-z]|{_ACCENTED})(?:[\w\-]|{_ACCENTED})*(?:[A-Za-z0-9]|{_ACCENTED})"
+)
 #: Letters written as commands, with the letter each stands for.
 _GLYPHS = re.compile(r"\\(AA|AE|OE|aa|ae|oe|ss|L|O|l|o|i|j)(?![A-Za-z])")
 _COMMANDS = re.compile(r"\\[A-Za-z]+|\\.")

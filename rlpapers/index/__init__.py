@@ -31,7 +31,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..config import SORTS
+from ..config import RERANK_WINDOW, SORTS
 from ..errors import IndexNotice, QueryError, RlpapersError
 from ..filters import Filters
 from ..hit import Hit
@@ -39,7 +39,7 @@ from ..model import Paper
 from ..store import Store
 from . import accumulate
 from .query import check, check_expansions, is_plain, parse, plain_words
-from .ranking import RERANK_WINDOW, rerank
+from .ranking import rerank
 from .schema import BOOSTS
 from .snippets import make_snippet, query_terms
 from .view import Progress, View

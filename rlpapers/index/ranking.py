@@ -31,6 +31,7 @@ from typing import Any
 
 from whoosh.scoring import WeightingModel, WeightLengthScorer, WeightScorer
 
+from ..config import RERANK_WINDOW
 from ..model import Paper
 from .analysis import fast_terms
 from .snippets import proximity_factor
@@ -68,13 +69,6 @@ QUERY_STOP_WORDS = frozenset(
     dealing concerning regarding pertaining discuss discusses discussing
     """.split()
 )
-#: How many of the best BM25 candidates the proximity bonuses re-order: a constant, so the order
-#: never depends on how many hits are asked for. 20 and 30 ranked the same as each other and
-#: 0.001 (odd Cranfield queries, the tuning half) better than 10, but made warm search at 75k
-#: cost 1.26x the release before against 1.01x: Whoosh prunes less when it must keep more
-#: candidates (docs/search-quality.md). With K3 on the odd Cranfield and CISI queries pooled:
-#: 0 gave 0.383, 10 0.389, 20 0.388. ``search.rerank`` in the config sets another window.
-RERANK_WINDOW = 10
 
 
 class BM25(WeightingModel):

@@ -87,9 +87,10 @@ def join_lines(lines: Iterable[str], vocab: set[str] | frozenset[str] = frozense
         if parts:
             broken = _BROKEN.search(previous) if previous.endswith("-") else None
             cont = _CONTINUES.match(line) if broken else None
-            if cont and cont.group(1).lower() in _SUSPENDING:
+            mend = broken and cont and _should_mend(broken.group(1), cont.group(1), vocab)
+            if not mend and cont and cont.group(1).lower() in _SUSPENDING:
                 cont = None  # a suspended hyphen: joined with a space, as any line
-            if broken and cont and _should_mend(broken.group(1), cont.group(1), vocab):
+            if mend:
                 parts[-1] = parts[-1][:-1]  # drop the hyphen, glue the word
             elif not (broken and cont):
                 parts.append(" ")

@@ -118,10 +118,14 @@ def busy(error: Exception) -> bool:
 
 def damaged(error: Exception) -> bool:
     """Whether ``error`` says the database itself is damaged (a garbled value, a broken page,
-    not a database at all), and not that it is busy, full, read-only or closed."""
+    not a database at all, text that is not UTF-8), and not that it is busy, full, read-only or
+    closed. (Python's sqlite3 reports a text value it cannot decode as an OperationalError
+    with no SQLite error code.)"""
     code = getattr(error, "sqlite_errorcode", None)
-    return isinstance(error, Garbled) or (
-        code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    return (
+        isinstance(error, Garbled)
+        or (code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB))
+        or (code is None and "Could not decode to UTF-8" in str(error))
     )
 
 
