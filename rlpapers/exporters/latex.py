@@ -135,7 +135,8 @@ def _accented(match: re.Match[str]) -> str:
     and marks that have one; otherwise the character as it is (CJK, emoji)."""
     import unicodedata
 
-    base, *marks = unicodedata.normalize("NFD", match.group(0))
+    decomposed = unicodedata.normalize("NFD", match.group(0))
+    base, marks = decomposed[0], decomposed[1:]
     if not base.isascii() or not marks or any(m not in _MARKS for m in marks):
         return match.group(0)
     out = base
