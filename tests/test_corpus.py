@@ -291,4 +291,4 @@ def test_config_shows_the_ledger_and_the_search_settings(isolated):
     }
     assert rows["ledger"] == [str(isolated / "data" / "ledger.db"), "RLPAPERS_DATA_DIR"]
     assert rows["search.mode"] == ["lexical", str(isolated / "config.yaml")]
-    assert rows["search.rerank"] == ["default", "default"]
+    assert rows["search.rerank"] == ["10", "default"]  # the window in use, from the default
