@@ -206,14 +206,9 @@ def test_a_store_value_that_is_not_utf8_during_a_refresh_is_damage_not_busy(
     says no and the write path calls it busy. Nothing is busy, waiting never helps. Expected
     (reliability.md, "A readable store.db holding a garbled value"; the garbled-metadata-row
     row): damage, rebuilt once with the note, the same answer as before."""
-    from .test_identity_ledger import ORIGINAL, _paper, _write
+    from .test_newcomer_review import corpus_with_metadata
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    _write(corpus / "a.txt", _paper(ORIGINAL))
-    (corpus / "a.yaml").write_text("smith_foo:\n  venue: ICML\n", encoding="utf-8")
-    run("--corpus", corpus, "list", "-f", "tsv")
-    (store,) = (isolated / "index").rglob("store.db")
+    corpus, store = corpus_with_metadata(tmp_path, isolated)
     with sqlite3.connect(store) as con:
         con.execute(f"UPDATE {table} SET {column} = CAST(? AS TEXT)", (b'{\xff"',))
     con.close()

@@ -244,6 +244,17 @@ def test_a_command_option_missing_its_value_points_to_the_command_help():
     assert "'rlpapers list --help'" in result.stderr, result.stderr
 
 
+def corpus_with_metadata(tmp_path: Path, isolated: Path) -> tuple[Path, Path]:
+    """A one-paper corpus with a metadata sidecar, read once: the corpus and its store.db."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write(corpus / "a.txt", _paper(ORIGINAL))
+    (corpus / "a.yaml").write_text("smith_foo:\n  venue: ICML\n", encoding="utf-8")
+    run("--corpus", corpus, "list", "-f", "tsv")
+    (store,) = (isolated / "index").rglob("store.db")
+    return corpus, store
+
+
 @pytest.mark.parametrize(
     "garbled",
     [
@@ -261,12 +272,7 @@ def test_a_garbled_metadata_row_in_the_store_heals_with_a_note(tmp_path, isolate
     holding a garbled value"): rebuilt with the one-line note, the same answer as before."""
     import sqlite3
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    _write(corpus / "a.txt", _paper(ORIGINAL))
-    (corpus / "a.yaml").write_text("smith_foo:\n  venue: ICML\n", encoding="utf-8")
-    run("--corpus", corpus, "list", "-f", "tsv")
-    (store,) = (isolated / "index").rglob("store.db")
+    corpus, store = corpus_with_metadata(tmp_path, isolated)
     with sqlite3.connect(store) as con:
         con.execute("UPDATE metadata SET data = ?", (garbled,))
     _write(corpus / "a.txt", _paper(ORIGINAL) + "\n" + _paper(OTHER, author="Jane Doe"))

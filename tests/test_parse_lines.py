@@ -8,7 +8,6 @@ here are generated or quoted from that sample; none of these tests reads the sha
 from __future__ import annotations
 
 import time
-import warnings
 
 import pytest
 from hypothesis import given, settings
@@ -18,17 +17,7 @@ from rlpapers.errors import ParseWarning
 from rlpapers.parse import parse_text
 from rlpapers.parse.roles import Role, classify, forget
 
-ABSTRACT = (
-    "We propose QeRL, a Quantization-enhanced Reinforcement Learning framework. It reduces memory "
-    "by combining NVFP4 quantization with low-rank adaptation, and it speeds up rollouts."
-)
-OTHER = "Offline reinforcement learning learns policies from static datasets. We show it works."
-
-
-def parse_quietly(text: str):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ParseWarning)
-        return parse_text(text, source="arxiv.txt")
+from .test_parse_roles import ABSTRACT, OTHER, parse_quietly
 
 
 def seed(*papers: tuple[str, ...]) -> str:
