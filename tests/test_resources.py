@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -233,6 +234,18 @@ def test_a_closed_stdin_is_exit_2(args):
     assert result.stderr == b"error: stdin is closed: there is nothing to read from '-'\n"
 
 
+def two_workers(proc: subprocess.Popen[Any], what: str) -> list[Any]:
+    """The two worker processes ``proc`` starts, once both are there (a minute at most)."""
+    import psutil
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(psutil.Process(proc.pid).children()) < 2:
+        time.sleep(0.05)
+    workers = psutil.Process(proc.pid).children()
+    assert len(workers) == 2, f"{what} never started its workers"
+    return workers
+
+
 # --- signals --------------------------------------------------------------------------------------
 
 #: A parse worker busy with a file for a minute (a large file on a slow disk).
@@ -253,7 +266,6 @@ main()
 
 def _slow_parse(tmp_path):
     """A first build parsing on two processes, and its two workers, busy with their files."""
-    import psutil
 
     corpus = tmp_path / "corpus"
     shutil.copytree(SEEDS, corpus)
@@ -264,11 +276,7 @@ def _slow_parse(tmp_path):
         stderr=(tmp_path / "stderr").open("w"),
         start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(psutil.Process(proc.pid).children()) < 2:
-        time.sleep(0.05)
-    workers = psutil.Process(proc.pid).children()
-    assert len(workers) == 2, "the parse never started its workers"
+    workers = two_workers(proc, "the parse")
     time.sleep(0.5)  # the workers are past their start, into their files
     return proc, workers
 
@@ -486,8 +494,6 @@ def test_index_workers_end_with_the_parent_too(tmp_path, name, code):
     line and exit 143 (no traceback from the workers), SIGKILL leaves no worker behind."""
     import signal
 
-    import psutil
-
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     blocks = [f"We propose M{i}RL, a way to learn policy {i} on task {i}." for i in range(3000)]
@@ -507,11 +513,7 @@ def test_index_workers_end_with_the_parent_too(tmp_path, name, code):
         stderr=(tmp_path / "stderr").open("w"),
         start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(psutil.Process(proc.pid).children()) < 2:
-        time.sleep(0.05)
-    workers = psutil.Process(proc.pid).children()
-    assert len(workers) == 2, "the writer never started its workers"
+    workers = two_workers(proc, "the writer")
     os.kill(proc.pid, getattr(signal, name))
     proc.wait(timeout=30)
     alone = _gone_within(workers, 2)
