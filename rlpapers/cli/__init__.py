@@ -13,7 +13,7 @@ def main() -> None:
     # collector is off until the app is made (the command runs with it as it was). At exit, a
     # last full collection would walk every object once more just before the process gives
     # them all back: freezing them first skips that walk. What a run opens (the store, the
-    # index) it closes itself. See docs/performance.md, "the collector at start-up and exit".
+    # index) it closes itself. See docs/dev/performance-history.md, "the collector at start-up and exit".
     collecting = gc.isenabled()
     gc.disable()
     try:

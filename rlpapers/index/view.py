@@ -40,7 +40,7 @@ PARALLEL_FROM = 5000  # records; below this a second process costs more than it 
 #: Posting pool of each of the two parallel writers (Whoosh's ``limitmb``, in its own estimate
 #: of the pool's size): what sets the peak memory of a 10k build. 64 put it at 1.14x the
 #: release before the record store, 56 at 1.05-1.07x, with the same build time. A lone writer
-#: keeps 64. docs/performance.md has the figures.
+#: keeps 64. docs/dev/performance-history.md has the figures.
 PARALLEL_POOL_MB = 56
 
 
