@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from .conftest import SEEDS, run
+from .test_identity import SLOW_PARSE as IDENTITY_SLOW_PARSE
 
 SEED = "000_eda7530d3ab384ed.txt"  # the seed whose paper "preference" the metadata tests edit
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and devices")
@@ -128,7 +129,7 @@ def test_a_trailing_backslash_shows_as_one(corpus):
 # --- corpus files -------------------------------------------------------------------------------
 
 
-def _under_memory_limit(limit: int, *args) -> subprocess.CompletedProcess:
+def _under_memory_limit(limit: int, *args, stdin=None) -> subprocess.CompletedProcess:
     """The CLI in a child process whose address space is limited to ``limit`` bytes."""
     code = (
         "import resource, sys\n"
@@ -137,7 +138,9 @@ def _under_memory_limit(limit: int, *args) -> subprocess.CompletedProcess:
         "from rlpapers.cli import main\n"
         "main()\n"
     )
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", code], stdin=stdin, capture_output=True, text=True, timeout=60
+    )
 
 
 @pytest.mark.skipif(not hasattr(os, "truncate") or sys.platform != "linux", reason="RLIMIT_AS")
@@ -183,22 +186,9 @@ def test_a_corpus_file_too_large_for_the_memory_left_is_exit_2_naming_it(tmp_pat
 def test_an_endless_ids_list_is_exit_2_in_bounded_memory():
     for args, stdin in ((["export", "--ids", "/dev/zero"], None), (["show", "-"], "/dev/zero")):
         with open(stdin or os.devnull, "rb") as source:
-            result = _under_memory_limit_stdin(1 << 30, source, *args)
+            result = _under_memory_limit(1 << 30, *args, stdin=source)
         assert result.returncode == 2, result.stderr  # was MemoryError
         assert result.stderr.endswith(":1: a NUL byte: not a text list of ids or keys\n")
-
-
-def _under_memory_limit_stdin(limit: int, stdin, *args) -> subprocess.CompletedProcess:
-    code = (
-        "import resource, sys\n"
-        f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"
-        f"sys.argv = ['rlpapers', *{[str(a) for a in args]!r}]\n"
-        "from rlpapers.cli import main\n"
-        "main()\n"
-    )
-    return subprocess.run(
-        [sys.executable, "-c", code], stdin=stdin, capture_output=True, text=True, timeout=60
-    )
 
 
 def test_a_20mb_line_is_refused_quoting_only_its_start(tmp_path):
@@ -249,19 +239,7 @@ def two_workers(proc: subprocess.Popen[Any], what: str) -> list[Any]:
 # --- signals --------------------------------------------------------------------------------------
 
 #: A parse worker busy with a file for a minute (a large file on a slow disk).
-SLOW_PARSE = """
-import sys, time
-import rlpapers.store.parsing as parsing
-parsing.PARALLEL_BYTES = 0
-real = parsing.parse_one
-def slow(job):
-    time.sleep(60)
-    return real(job)
-parsing.parse_one = slow
-from rlpapers.cli import main
-sys.argv = ['rlpapers', *sys.argv[1:]]
-main()
-"""
+SLOW_PARSE = IDENTITY_SLOW_PARSE.replace("time.sleep(30)", "time.sleep(60)")
 
 
 def _slow_parse(tmp_path):

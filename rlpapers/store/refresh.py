@@ -269,16 +269,16 @@ class Refresh:
         self.warned[state.path] = warned
         return found
 
-    def prints(self, state_path: str) -> list[bytes] | None:
-        """The identity fingerprints of a file's papers, in order, where its parse made them
-        (a parse on the worker processes); None otherwise."""
+    def prints(self, state_path: str, count: int) -> list[bytes] | None:
+        """The identity fingerprints of a file's ``count`` papers, in order, where its parse
+        made them (a parse on the worker processes); None otherwise."""
         state = next(s for s in self.states if s.path == state_path)
         row = self.con.execute(
             "SELECT prints FROM prints WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
         ).fetchone()
         if row is None:
             return None
-        return unpack_prints(row[0], len(self._headers([state])[state.path][0]))
+        return unpack_prints(row[0], count)
 
     # --- records ------------------------------------------------------------------------------
 
@@ -472,8 +472,10 @@ class Identities:
         # same place
         self._given = {str(f.resolve()): os.path.abspath(f) for f in refresh.store.files}
         self._files: dict[str, list[Item]] = {}
+        self._first: dict[str, Item] = {}  # content id -> its first copy in corpus order
         for item in items:
             self._files.setdefault(item.file, []).append(item)
+            self._first.setdefault(item.cid, item)
 
     def assign(self, overrides: list[Override]) -> Identity:
         cids = list(dict.fromkeys(item.cid for item in self.items))
@@ -543,20 +545,18 @@ class Identities:
         absent = self.ledger.absent(present, where)
         if not absent:
             return {}
-        wanted = set(new)
         newcomers = [
-            Version(item.cid, item.file, item.ordinal, hashes(self._print(item)))
-            for item in self.items
-            if item.cid in wanted
+            Version(cid, item.file, item.ordinal, hashes(self._print(item)))
+            for cid, item in ((cid, self._first[cid]) for cid in new)
         ]
-        return match_edits(list({v.ref: v for v in reversed(newcomers)}.values()), absent)
+        return match_edits(newcomers, absent)
 
     def _print(self, item: Item) -> bytes:
         """The identity fingerprint of an abstract of the corpus: as its parse stored it, else
         made now from its text (only the abstracts that need one are read)."""
         if item.cid not in self._prints:
             mine = self._files[item.file]
-            stored = self.refresh.prints(item.file)
+            stored = self.refresh.prints(item.file, len(mine))
             if stored is not None:
                 for other, print_ in zip(mine, stored, strict=True):
                     self._prints.setdefault(other.cid, print_)
@@ -569,12 +569,9 @@ class Identities:
 
     def _note_texts(self, ids: dict[str, str], states: dict[str, PaperState]) -> None:
         """Tell the ledger each paper's latest text and place, where they changed."""
-        first: dict[str, Item] = {}
-        for item in self.items:
-            first.setdefault(item.cid, item)
         stamps = {s.path: f"{s.size}:{s.mtime_ns}" for s in self.refresh.states}
         for cid, pid in ids.items():
-            item = first[cid]
+            item = self._first[cid]
             state = states.get(pid)
             file, stamp = self._given.get(item.file, item.file), stamps.get(item.file)
             if state is None or state.cid != cid or not state.printed:
