@@ -148,9 +148,13 @@ def strings(value: list[Any], what: str) -> list[str]:
     return value
 
 
+#: A database file's name and the endings of its WAL, shared-memory and journal companions.
+COMPANIONS = ("", "-wal", "-shm", "-journal")
+
+
 def remove_database(path: Path) -> None:
     """Delete a database file with its WAL and shared-memory companions."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    for suffix in COMPANIONS:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 

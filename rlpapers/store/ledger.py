@@ -37,7 +37,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from ..errors import LedgerError, LedgerUnwritable
 from ..keys import SAFE_KEY, key_suffix
-from .db import NotOurs, busy, chunks, connect, transaction
+from .db import COMPANIONS, NotOurs, busy, chunks, connect, transaction
 from .identity import Version, hashes
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -70,7 +70,6 @@ UPGRADES = {
     2: "ALTER TABLE papers ADD COLUMN stamp TEXT;",
 }
 FILE_NAME = "ledger.db"
-_COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 
 class PaperState(NamedTuple):
@@ -90,7 +89,7 @@ class Ledger:
         self.path = folder / FILE_NAME
         self._taken: dict[str, tuple[set[str], int]] = {}  # free_key's memory, per transaction
         try:
-            present = [end for end in _COMPANIONS if Path(f"{self.path}{end}").exists()]
+            present = [end for end in COMPANIONS if Path(f"{self.path}{end}").exists()]
             if not present:
                 _create(folder, self.path)
             elif "" not in present:
