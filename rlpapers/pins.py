@@ -50,13 +50,14 @@ def write_keys(path: Path, pins: Iterable[tuple[str, str, Iterable[str]]]) -> in
     try:
         yaml, document, before = _load(real)
         shared = Counter(id(e) for e in document.values() if isinstance(e, dict))
-        entries = {
-            str(n).lower(): (n, e)
-            for n, e in document.items()
-            if isinstance(e, dict) and shared[id(e)] == 1 and not _anchored(e)
-        }
+        entries: dict[str, tuple[Any, Any]] = {}  # an entry's own mapping, by lower-case name
+        aliased: dict[str, tuple[Any, Any]] = {}  # a mapping shared through a YAML alias
+        for n, e in document.items():
+            if isinstance(e, dict):
+                own = shared[id(e)] == 1 and not _anchored(e)
+                (entries if own else aliased)[str(n).lower()] = (n, e)
         for target, key, names in pins:
-            _pin(document, entries, target, key, names)
+            _pin(document, entries, aliased, target, key, names)
         out = io.StringIO()
         yaml.dump(document, out)
         text = before + out.getvalue()
@@ -98,14 +99,16 @@ def _load(path: Path) -> tuple[Any, Any, str]:
 def _pin(
     document: Any,
     entries: dict[str, tuple[Any, Any]],
+    aliased: dict[str, tuple[Any, Any]],
     target: str,
     key: str,
     names: Iterable[str],
 ) -> None:
     """Set the paper's ``key:`` in its entry (``entries``: name and mapping by lower-case name,
     for the entries that are a mapping of their own), or add one for it. An entry that shares
-    its mapping with others through a YAML alias (``*defaults``) gets a copy of it, its own:
-    a key set in the shared mapping would pin every paper that uses it to one key."""
+    its mapping with others through a YAML alias (``aliased``, ``*defaults``) gets a copy of
+    it, its own: a key set in the shared mapping would pin every paper that uses it to one
+    key."""
     from ruamel.yaml.comments import CommentedMap
 
     for name in (target, *names):
@@ -114,12 +117,12 @@ def _pin(
             found[1]["key"] = key
             return
     for name in (target, *names):
-        value = next((v for n, v in document.items() if str(n).lower() == name.lower()), None)
-        if isinstance(value, dict):  # shared through an alias
+        found = aliased.pop(name.lower(), None)
+        if found is not None:
+            original, value = found
             own = CommentedMap(value)
             own["key"] = key
             own.fa.set_flow_style()
-            original = next(n for n in document if str(n).lower() == name.lower())
             document[original] = own
             entries[name.lower()] = (original, own)
             return
