@@ -99,7 +99,7 @@ def test_to_paper_keeps_what_a_paper_holds():
     paper = record.to_paper()
     assert paper.title == record.title and paper.year == 2020 and not paper.title_derived
     assert paper.tags == record.tags and paper.doi == "10.1234/ABC.5"
-    assert paper.sources == ("refs.bib:1",) and paper.key == ""
+    assert paper.sources == ("refs.bib:1",) and paper.key == "mueller2020deep"
     bare = Record(abstract="We propose FooNet, a network for bar.", source="a.bib", line=3)
     derived = bare.to_paper()
     assert derived.title and derived.title_derived

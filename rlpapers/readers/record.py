@@ -64,9 +64,9 @@ class Record:
         return paper_id(self.abstract) if self.abstract else paper_id(self.identity())
 
     def to_paper(self) -> Paper:
-        """The record as a ``Paper`` (no key yet: the store gives keys). A record without a
-        title but with an abstract gets a title derived from the abstract, as a text file's
-        paper does."""
+        """The record as a ``Paper``. Its ``key`` is the file's own key (or empty): the store
+        takes it as the paper's key, as if pinned. A record without a title but with an
+        abstract gets a title derived from the abstract, as a text file's paper does."""
         title, name, derived = self.title, self.name, self.title_derived
         if not title and self.abstract:
             from ..parse.names import derive_title
@@ -77,6 +77,7 @@ class Record:
         return Paper(
             id=self.paper_id(),
             abstract=self.abstract,
+            key=self.key,
             title=title,
             name=name,
             authors=self.authors,
@@ -216,8 +217,9 @@ def safe_key(value: object, needs_letter: bool = False) -> str:
     return key
 
 
-#: The note rlpapers' BibTeX exporter adds, naming the places an abstract came from.
-_SOURCES_NOTE = re.compile(r"(?:^|\.\s)Abstract from .+?:\d+(?:, .+?:\d+)*$")
+#: The note rlpapers' BibTeX exporter adds, naming the places an abstract (or an entry without
+#: one) came from.
+_SOURCES_NOTE = re.compile(r"(?:^|\.\s)(?:Abstract|Entry) from .+?:\d+(?:, .+?:\d+)*$")
 
 
 def own_notes(note: str) -> tuple[str, bool]:

@@ -73,9 +73,18 @@ def _below(folder: Path) -> list[Path]:
     for root, folders, names in os.walk(folder):  # never follows a symlinked folder
         folders[:] = [name for name in folders if not name.startswith(".")]
         # a folder named *.txt is an entry too: it is skipped with a warning, as before
-        entries = names + [name for name in folders if name.endswith(".txt")]
-        found += [Path(root, n) for n in entries if n.endswith(".txt") and not n.startswith(".")]
+        entries = names + [name for name in folders if _corpus_name(name)]
+        found += [Path(root, n) for n in entries if _corpus_name(n) and not n.startswith(".")]
     return sorted(found, key=lambda file: file.relative_to(folder).parts)
+
+
+#: The extensions of corpus files in a folder: the text layout, and the bibliography files
+#: ``rlpapers.readers`` reads (their names only: no reader is imported to list a folder).
+CORPUS_SUFFIXES = (".txt", ".bib", ".ris", ".json", ".jsonl")
+
+
+def _corpus_name(name: str) -> bool:
+    return name.lower().endswith(CORPUS_SUFFIXES)
 
 
 def _utf8_path(file: Path) -> bool:

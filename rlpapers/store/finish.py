@@ -52,7 +52,9 @@ class Finisher:
 
 
 def merge_copies(copies: list[Paper]) -> Paper:
-    """Copies of one abstract in several places, as one record listing every place."""
+    """Copies of one abstract in several places, as one record listing every place. A field
+    the first copy lacks is taken from a later one (a bibliography entry's real title, year,
+    venue, links and tags for a text file's abstract)."""
     first = copies[0]
     for other in copies[1:]:
         first = first.with_changes(
@@ -61,5 +63,18 @@ def merge_copies(copies: list[Paper]) -> Paper:
             categories=first.categories or other.categories,
             topic=first.topic or other.topic,
             sources=first.sources + tuple(s for s in other.sources if s not in first.sources),
+            **_richer(first, other),
         )
     return first
+
+
+def _richer(first: Paper, other: Paper) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if first.title_derived and other.title and not other.title_derived:
+        out.update(title=other.title, title_derived=False)
+    for name in ("year", "venue", "url", "doi", "note"):
+        if not getattr(first, name) and getattr(other, name):
+            out[name] = getattr(other, name)
+    if other.tags and other.tags != first.tags:
+        out["tags"] = tuple(dict.fromkeys(first.tags + other.tags))
+    return out

@@ -9,6 +9,7 @@ import os
 import sqlite3
 import warnings
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -120,7 +121,7 @@ class Refresh:
             )
         }
         overrides = [o for s in self.states if s.kind != CORPUS for o in self.metadata(s).overrides]
-        identity = Identities(self, items, previous).assign(overrides)
+        identity = Identities(self, items, previous).assign(overrides, self._file_keys(corpus))
         identity.same_changes = identity.changes_digest == self.store._meta("changes")
         self._write(corpus, items, previous, identity)
 
@@ -232,6 +233,35 @@ class Refresh:
                 strings(loads(ids, list, "parse ids"), "parse ids"),
                 strings(loads(bases, list, "parse keys"), "parse keys"),
             )
+        return out
+
+    def _file_keys(self, corpus: list[FileState]) -> list[tuple[str, Override]]:
+        """(content id, a ``key`` override) for each paper a bibliography file gives its own
+        key: the key is the paper's as if pinned. Two places giving one key to two papers are
+        a ``ParseError`` naming both."""
+        from ..readers import format_of
+
+        out: list[tuple[str, Override]] = []
+        given: dict[str, tuple[str, str]] = {}  # key -> (content id, where)
+        for state in corpus:
+            if format_of(state.name) is None:
+                continue
+            for row in self.rows(state.path):
+                key = row.get("key")
+                if not isinstance(key, str) or not key:
+                    continue
+                where = f"{state.name}:{row.get('line', 0)}"
+                first = given.setdefault(key, (row["id"], where))
+                if first[0] != row["id"]:
+                    raise ParseError(
+                        f"key {key!r} is given to two papers, here and at {first[1]}; a key "
+                        "names one paper: change one of them",
+                        state.name,
+                        row.get("line") or None,
+                    )
+                out.append(
+                    (row["id"], Override(row["id"], {"key": key}, state.name, row.get("line", 0)))
+                )
         return out
 
     def rows(self, state_path: str) -> list[dict[str, Any]]:
@@ -477,13 +507,21 @@ class Identities:
             self._files.setdefault(item.file, []).append(item)
             self._first.setdefault(item.cid, item)
 
-    def assign(self, overrides: list[Override]) -> Identity:
+    def assign(
+        self,
+        overrides: list[Override],
+        pinned: list[tuple[str, Override]] = (),  # type: ignore[assignment]
+    ) -> Identity:
+        """Ids and keys; ``pinned`` are (content id, key override) pairs a corpus file gives
+        (a bibliography entry's own key), claimed before the metadata's."""
         cids = list(dict.fromkeys(item.cid for item in self.items))
         self._learn_from_store()
         known = self.ledger.ids_of(cids)
         holders = _holders(cids, known, self.ledger)
         new = [cid for cid in cids if cid not in known]
-        edits = self._edits(new, set(known.values()))
+        keyed = self._keyed(pinned, new, set(known.values()))
+        unkeyed = [cid for cid in new if cid not in keyed]
+        edits = {**self._edits(unkeyed, {*known.values(), *keyed.values()}), **keyed}
         ids: dict[str, str] = {}
         owner: dict[str, str] = dict(holders)
         split: list[str] = []  # known abstracts whose paper another abstract of the corpus holds
@@ -504,8 +542,25 @@ class Identities:
             for cid in split:  # its own paper, found again by _fresh_id on the next refresh
                 self.ledger.add_paper(ids[cid], [_split_alias(cid)])
             self._note_texts(ids, self.ledger.states_of(set(ids.values())))
-            changes = self._overrides(overrides, ids, bases, [*new, *split])
+            pins = [(ids[cid], override) for cid, override in pinned if cid in ids]
+            changes = self._overrides(overrides, ids, bases, [*new, *split], pins)
         return Identity(ids, self.ledger.keys_of(list(owner)), changes)
+
+    def _keyed(
+        self, pinned: Sequence[tuple[str, Override]], new: list[str], present: set[str]
+    ) -> dict[str, str]:
+        """Newcomer content id -> the paper its file's own key names: a bibliography entry
+        whose key the ledger knows is that paper (its text may differ: a round trip through an
+        export, an edited abstract), unless that paper is in the corpus under another text."""
+        out: dict[str, str] = {}
+        newcomers = set(new)
+        for cid, override in pinned:
+            if cid not in newcomers or cid in out:
+                continue
+            holder = self.ledger.resolve(str(override.values["key"]))
+            if holder is not None and holder not in present and holder not in out.values():
+                out[cid] = holder
+        return out
 
     def _learn_from_store(self) -> None:
         """A ledger written before it kept fingerprints learns them from the stored records,
@@ -598,10 +653,15 @@ class Identities:
     # --- metadata overrides -------------------------------------------------------------------
 
     def _overrides(
-        self, overrides: list[Override], ids: dict[str, str], bases: dict[str, str], new: list[str]
+        self,
+        overrides: list[Override],
+        ids: dict[str, str],
+        bases: dict[str, str],
+        new: list[str],
+        pins: list[tuple[str, Override]],
     ) -> dict[str, dict[str, Any]]:
         present = set(ids.values())
-        resolved: list[tuple[str, Override]] = []
+        resolved: list[tuple[str, Override]] = list(pins)
         later: list[Override] = []
         for override in overrides:
             pid = self._target(override.target, present)
