@@ -4,8 +4,8 @@ records through export and back.
 
 The property, for every example: reading returns records or raises ``ParseError`` (a file
 that cannot be decoded), nothing else escapes, every warning names the file, and the work is
-bounded (CPU time, so a loaded machine does not fail it). Phase two (the readers as corpus
-files of the CLI) adds CLI runs here.
+bounded (CPU time, so a loaded machine does not fail it). Through the CLI, as corpus files
+beside a text file: exit 0, 1 or 2, never a traceback (test_fuzz.py's ``cli``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from rlpapers import export
 from rlpapers.errors import ParseError, ParseWarning
 from rlpapers.model import Paper
 from rlpapers.readers import Record, read_bytes
+
+from .test_fuzz import cli
 
 FUZZ = settings(
     max_examples=40,
@@ -157,6 +159,19 @@ def test_random_json(values, lines, broken):
     if broken:
         text = text[: len(text) // 2]
     read(text.encode("utf-8"), "f.jsonl" if lines else "f.json")
+
+
+@settings(FUZZ, max_examples=12)
+@given(bib=st.lists(BIB_PIECES | JUNK, max_size=12), ris=st.lists(RIS_PIECES | JUNK, max_size=8))
+def test_random_bibliography_files_in_a_corpus_folder(tmp_path_factory, bib, ris):
+    corpus = tmp_path_factory.mktemp("corpus")
+    (corpus / "a.bib").write_text("".join(bib), encoding="utf-8")
+    (corpus / "b.ris").write_text("".join(ris), encoding="utf-8")
+    (corpus / "c.txt").write_text("cs.LG\n\nAda Lovelace\n\nWe study policies.\n", encoding="utf-8")
+    code, _ = cli("--corpus", corpus, "list", "-f", "json")
+    if code == 0:
+        cli("--corpus", corpus, "search", "policies title:deep", "-f", "tsv")
+        cli("--corpus", corpus, "export", "-f", "bibtex")
 
 
 # --- records through an export and back ---------------------------------------------------------
