@@ -701,11 +701,15 @@ class Identities:
         return pid if pid in present else None
 
     def _claim_keys(self, pairs: list[tuple[str, Override]]) -> None:
+        # the override each paper's key comes from (the last that sets one), found in one pass:
+        # a corpus of bibliography files pins every paper's key
+        sources = {pid: o for pid, o in pairs if "key" in o.values}
+        held = self.ledger.keys_of(list(sources))
         for pid, values in _merged(pairs, warn=False).items():
             key = values.get("key")
-            if not key:
+            if not key or held.get(pid) == key:  # the paper's key already: nothing to claim
                 continue
-            source = next(o for p, o in reversed(pairs) if p == pid and "key" in o.values)
+            source = sources[pid]
             if not SAFE_KEY.fullmatch(key):
                 raise ParseError(
                     f"key {key!r} is not a safe citation key: use {SAFE_KEY_TEXT}",
