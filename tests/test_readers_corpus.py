@@ -211,3 +211,18 @@ def test_hostile_files_warn_with_file_and_line_and_keep_the_rest(tmp_path):
     for where in ("a.bib:2: entry not read", "a.bib:5: duplicate key 'ok1'", "a.bib:6: undefined @string macro",
                   "b.ris:4: record without an ER line", "c.jsonl:2: not a JSON line", "package.json: not CSL-JSON"):  # fmt: skip
         assert where in result.stderr, (where, result.stderr)
+
+
+def test_editing_an_entry_keeps_its_id_and_key(refs):
+    before = json.loads(run("--corpus", refs, "list", "-f", "json").stdout)
+    bib = refs / "refs.bib"
+    edited = REFS.replace("Maximum Entropy", "Max-Entropy").replace(  # a new abstract: the
+        "We revisit policy gradients with entropy bonuses.",  # key says which paper it is
+        "Chess engines search game trees with alpha-beta pruning and baselines.",
+    )
+    bib.write_text(edited, encoding="utf-8")
+    after = json.loads(run("--corpus", refs, "list", "-f", "json").stdout)
+    assert [(p["id"], p["key"]) for p in after] == [(p["id"], p["key"]) for p in before]
+    assert after[0]["title"].startswith("Max-Entropy") and after[1]["abstract"].endswith(
+        "baselines."
+    )
