@@ -226,3 +226,11 @@ def test_editing_an_entry_keeps_its_id_and_key(refs):
     assert after[0]["title"].startswith("Max-Entropy") and after[1]["abstract"].endswith(
         "baselines."
     )
+
+
+def test_parse_reads_a_bibliography_file_by_its_extension(refs):
+    out = json.loads(run("parse", refs / "refs.bib", "-f", "json").stdout)
+    assert [p["title"] for p in out] == [
+        "Maximum Entropy RL for Über-Agents",
+        "Policy Gradients Revisited",
+    ]

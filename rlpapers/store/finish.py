@@ -18,7 +18,9 @@ def finish(papers: list[Paper]) -> list[Paper]:
     for paper in papers:
         groups.setdefault(paper.id, []).append(paper)
     merged = {pid: merge_copies(copies) for pid, copies in groups.items() if len(copies) > 1}
-    bases = {pid: base_key(merged.get(pid, copies[0])) for pid, copies in groups.items()}
+    # a bibliography entry's own key is its key (the store pins it)
+    firsts = {pid: merged.get(pid, copies[0]) for pid, copies in groups.items()}
+    bases = {pid: paper.key or base_key(paper) for pid, paper in firsts.items()}
     finisher = Finisher(keys_from_bases(bases), merged, {}, {})
     return [done for paper in papers if (done := finisher(paper)) is not None]
 
