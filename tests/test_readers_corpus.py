@@ -234,3 +234,4 @@ def test_parse_reads_a_bibliography_file_by_its_extension(refs):
         "Maximum Entropy RL for Über-Agents",
         "Policy Gradients Revisited",
     ]
+    assert [p["key"] for p in out] == ["mueller2020deep", "smith2019"]
