@@ -103,13 +103,9 @@ def title_identity(title: str, authors: tuple[str, ...]) -> str:
     lower case, letters and digits only, and the first author's surname."""
     from ..text import fold, surname
 
-    words = re.findall(r"[a-z0-9]+", fold(strip_math(title)).lower())
+    words = re.findall(r"[a-z0-9]+", fold(title).lower())
     first = re.findall(r"[a-z0-9]+", fold(surname(authors[0])).lower()) if authors else []
     return " ".join(words) + "|" + " ".join(first)
-
-
-def strip_math(text: str) -> str:
-    return text.replace("{", "").replace("}", "")
 
 
 def _links(text: str) -> list[str]:
