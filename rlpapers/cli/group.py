@@ -71,33 +71,8 @@ class Group(TyperGroup):
         command = next((a for a in given if a in self.commands), None)
         try:
             result = super().main(*args, **kwargs)
-        except click.exceptions.NoArgsIsHelpError as error:
-            error.show()
-            sys.exit(error.exit_code)
-        except click.UsageError as error:
-            report(usage_line(error, command))
-            sys.exit(error.exit_code)
-        except BrokenPipeError:  # --help or --version to a reader that left
-            _silence_stdout()
-            sys.exit(ExitCode.PIPE)
-        except SystemExit as stop:  # Click's own answer to a reader that left: exit 1
-            context = stop.__context__
-            if isinstance(context, BrokenPipeError) or getattr(context, "errno", 0) == 32:
-                _silence_stdout()
-                sys.exit(ExitCode.PIPE)
-            raise
-        except OSError as error:
-            if not output_failed(error):
-                raise
-            report(f"cannot write the output: {error.strerror}")
-            _silence_stdout()
-            sys.exit(ExitCode.INPUT)
-        except click.ClickException as error:
-            error.show()
-            sys.exit(error.exit_code)
-        except click.Abort:
-            report("aborted", "note")
-            sys.exit(1)
+        except (click.ClickException, click.Abort, OSError, SystemExit) as error:
+            sys.exit(_main_exit_code(error, command))
         sys.exit(result if isinstance(result, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -118,6 +93,38 @@ class Group(TyperGroup):
             finally:
                 Terminated.caught = False
                 shown.summary()
+
+
+def _main_exit_code(error: BaseException, command: str | None) -> int:
+    """Report what Click stopped on (outside a command) as one line and return its exit code;
+    re-raise an exit that is not about a reader that left, and an ``OSError`` that is not
+    about the output."""
+    if isinstance(error, click.exceptions.NoArgsIsHelpError):
+        error.show()
+        return error.exit_code
+    if isinstance(error, click.UsageError):
+        report(usage_line(error, command))
+        return error.exit_code
+    if isinstance(error, BrokenPipeError):  # --help or --version to a reader that left
+        _silence_stdout()
+        return ExitCode.PIPE
+    if isinstance(error, SystemExit):  # Click's own answer to a reader that left: exit 1
+        context = error.__context__
+        if not (isinstance(context, BrokenPipeError) or getattr(context, "errno", 0) == 32):
+            raise error
+        _silence_stdout()
+        return ExitCode.PIPE
+    if isinstance(error, OSError):
+        if not output_failed(error):
+            raise error
+        report(f"cannot write the output: {error.strerror}")
+        _silence_stdout()
+        return ExitCode.INPUT
+    if isinstance(error, click.ClickException):
+        error.show()
+        return error.exit_code
+    report("aborted", "note")  # click.Abort
+    return 1
 
 
 def _exit_code_for(error: BaseException) -> int:
