@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .config import RERANK_WINDOW, SIMILAR_MODES, Settings, resolve
 from .errors import InputError
 from .model import Paper
-from .request import SearchRequest
+from .request import SearchRequest, text_words
 
 if TYPE_CHECKING:
     from .filters import Filters
@@ -262,10 +262,8 @@ class Library:
         query syntax. ``mode``: "lexical" (its words, ranked as ``search`` ranks them),
         "hybrid" or "semantic" (its meaning; the ``semantic`` extra). Raises ``QueryError``
         for a text with no words or longer than ``index.query.MAX_QUERY`` characters."""
-        from .index.query import text_query
-
         _check_mode(mode, SIMILAR_MODES)
-        words = self.request(text_query(text), limit, mode="lexical")
+        words = self.request(text_words(text), limit, mode="lexical")
         if mode == "lexical":
             return self.search(words)
         index, vectors = self.index, self.vectors

@@ -87,6 +87,15 @@ class SearchRequest:
         return not self.filters and self.sort == "score"
 
 
+def text_words(text: str) -> str:
+    """Plain text as a query of its words alone (``index.query.text_query``): punctuation,
+    quotes, parentheses and field colons dropped, AND/OR/NOT as words. Raises ``QueryError``
+    for a text without words or over ``index.query.MAX_QUERY`` characters."""
+    from .index.query import text_query
+
+    return text_query(text)
+
+
 def check_rerank(window: object) -> None:
     """Raise ``ValueError`` unless ``window`` is a whole number from 0 to ``MAX_RERANK``."""
     if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window <= MAX_RERANK:

@@ -35,7 +35,8 @@ from ..hit import Hit
 from ..model import Paper
 from ..store import Store
 from . import accumulate, spelling, stats
-from .query import Lexeme, check_expansions, is_plain, parse, plain_words
+from .budget import check_expansions
+from .query import Lexeme, is_plain, parse, plain_words
 from .ranking import rerank
 from .schema import BOOSTS
 from .snippets import make_snippet, query_terms, snippet_or_opening
@@ -186,8 +187,8 @@ class Index:
         return hits
 
     def _run(self, request: SearchRequest) -> tuple[Any, list[str], Any]:
-        """Run the request's query: (parsed query, its phrase terms, Whoosh's results). Enough results are fetched for the re-rank window, so a limit never
-        changes the order."""
+        """Run the request's query: (parsed query, its phrase terms, Whoosh's results). Enough
+        results are fetched for the re-rank window, so a limit never changes the order."""
         from whoosh.query.qcore import QueryError as WhooshQueryError
 
         parsed, lexemes = parse(request.query, self.schema, request.lexemes)
@@ -213,9 +214,9 @@ class Index:
         """Whoosh's results for ``parsed``: the best ``limit`` (all with None). With ``exact``
         the top ``limit`` are collected without Whoosh's shortcuts (skipping blocks and dropping
         parts of the query whose best score looks too low to matter): their bounds are wrong for
-        AND, NOT, ``+word`` and field queries, which then lost hits or parts of their scores, and
-        a limited search was no prefix of the unlimited one. A plain query (words OR-ed) keeps
-        them: they hold there, and they make a search of common words several times quicker.
+        AND, NOT, ``+word`` and field queries, which would lose hits or parts of their scores,
+        and a limited search would be no prefix of the unlimited one. A plain query (words
+        OR-ed) keeps them: they hold there, and they make a search of common words quick.
         ``searcher``: another than the index's current one (a lazy search's own)."""
         searcher = searcher or self.searcher
         if not exact and accumulate.is_long(parsed):  # a paragraph: see accumulate
@@ -379,7 +380,7 @@ def _matched_authors(paper: Paper, terms: set[str]) -> tuple[str, ...]:
     """The authors with a word the query looked for in the author field. An ASCII name is
     analysed only if one of the words stands in it (a plain query looks for its words in the
     author field too, so most hits have no matched author, and analysing every name of every hit
-    was half the time of printing thousands of ids)."""
+    would cost as much as printing the hits)."""
     if not terms or not paper.authors:
         return ()
     analyse = _name_analyzer()
