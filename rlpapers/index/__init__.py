@@ -34,7 +34,7 @@ from ..errors import IndexNotice, QueryError, RlpapersError
 from ..hit import Hit
 from ..model import Paper
 from ..store import Store
-from . import accumulate, spelling, stats
+from . import accumulate, stats
 from .budget import check_expansions
 from .query import Lexeme, is_plain, parse, plain_words
 from .ranking import rerank
@@ -301,6 +301,8 @@ class Index:
 
     def suggest(self, query: str) -> str | None:
         """``query`` with unknown words replaced by the closest corpus words, or None."""
+        from . import spelling
+
         return spelling.suggest(query, self.store.vocabulary())
 
     def similar(self, paper: Paper, limit: int = 10) -> list[Hit]:
