@@ -33,9 +33,9 @@ from .options import (
 from .root import app
 
 if TYPE_CHECKING:
-    from ..filters import Filters
     from ..hit import Hit
     from ..library import Library
+    from ..request import SearchRequest
 
 QueryArg = Annotated[
     list[str],
@@ -92,22 +92,22 @@ def search(
     On a terminal the best 10 are shown (--all for every hit); in a pipe every hit is printed,
     best first, unless --limit is given.
     """
-    lib, text, fmt = library(ctx), " ".join(query), fmt_of(format)
-    chosen = mode or lib.settings.search_mode
+    lib, fmt = library(ctx), fmt_of(format)
     filters = filters_of(category, author, topic, source, year, venue, tag, derived_titles) or None
-    shown = shown_limit(limit, all_)
-    hits = _hits(lib, text, chosen, shown, filters, sort, fmt)
+    snippets = render.shows_snippets(fmt)
+    request = lib.request(" ".join(query), shown_limit(limit, all_), filters, sort, snippets, mode)
+    hits = _hits(lib, request, fmt)
     first = next(hits, None)
     if first is None:
-        _nothing_matched(lib, text, chosen)
-    show = _renderer(chosen == "lexical" and fmt == "ids", fmt, scores, header)
-    if limit is not None or all_ or shown is None:
+        _nothing_matched(lib, request)
+    show = _renderer(request.mode == "lexical" and fmt == "ids", fmt, scores, header)
+    if limit is not None or all_ or request.limit is None:
         show(chain([first], hits))
         return
     taken = [first, *hits]  # a terminal's short list
     show(taken)
-    if len(taken) == shown and chosen != "semantic":
-        _note_when_cut(lib, text, filters, shown)
+    if len(taken) == request.limit and request.mode != "semantic":
+        _note_when_cut(lib, request)
 
 
 def _renderer(only_ids: bool, fmt: str, scores: bool, header: bool) -> "partial[None]":
@@ -117,43 +117,34 @@ def _renderer(only_ids: bool, fmt: str, scores: bool, header: bool) -> "partial[
     return partial(render.hits, fmt=fmt, show_scores=scores, header=header)
 
 
-def _hits(
-    lib: "Library",
-    text: str,
-    chosen: str,
-    shown: int | None,
-    filters: "Filters | None",
-    sort: str,
-    fmt: str,
-) -> "Iterator[Hit] | Iterator[str]":
-    """The hits of a search in ``chosen`` mode, best first: lazily for a lexical one, and only
-    their ids when ``fmt`` shows no more (the index has them, no record is read)."""
-    if chosen == "lexical" and fmt == "ids":
-        return lib.search_ids(text, shown, filters, sort)
-    snippets = render.shows_snippets(fmt)
-    if chosen == "lexical":
-        return lib.iter_search(text, shown, filters=filters, sort=sort, snippets=snippets)
-    return iter(lib.search(text, shown, filters=filters, sort=sort, snippets=snippets, mode=chosen))
+def _hits(lib: "Library", request: "SearchRequest", fmt: str) -> "Iterator[Hit] | Iterator[str]":
+    """The hits of the request, best first: lazily for a lexical one, and only their ids when
+    ``fmt`` shows no more (the index has them, no record is read)."""
+    if request.mode == "lexical" and fmt == "ids":
+        return lib.search_ids(request)
+    if request.mode == "lexical":
+        return lib.iter_search(request)
+    return iter(lib.search(request))
 
 
-def _nothing_matched(lib: "Library", text: str, chosen: str) -> NoReturn:
+def _nothing_matched(lib: "Library", request: "SearchRequest") -> NoReturn:
     """Exit 1 with a note: the similarity floor for a semantic search, else a spelling
     suggestion where the index has one."""
-    if chosen == "semantic":
+    if request.mode == "semantic":
         from ..semantic.modes import SIMILARITY_FLOOR
 
         nothing_found(f"no paper is close enough in meaning (similarity floor {SIMILARITY_FLOOR})")
-    suggestion = lib.suggest(text)
+    suggestion = lib.suggest(request.query)
     nothing_found(
         f'no papers match; did you mean "{suggestion}"?' if suggestion else "no papers match"
     )
 
 
-def _note_when_cut(lib: "Library", text: str, filters: "Filters | None", shown: int) -> None:
+def _note_when_cut(lib: "Library", request: "SearchRequest") -> None:
     """Below a terminal's short list, say on stderr when more papers matched than it shows."""
-    total = lib.count(text, filters)
-    if total > shown:
-        report(f"{shown} of {total} shown (--all for the rest)", "note")
+    total = lib.count(request)
+    if request.limit is not None and total > request.limit:
+        report(f"{request.limit} of {total} shown (--all for the rest)", "note")
 
 
 RefArg = Annotated[
