@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import resource
 import shutil
 import sqlite3
 import tempfile
+import types
 from pathlib import Path
 
 import pytest
@@ -92,6 +95,15 @@ def run(*args: str, code: int = 0, input: str | bytes | None = None) -> Result:
     return result
 
 
+def cpu_seconds() -> float:
+    """CPU seconds (user and system) used so far by this process and the children it has waited
+    for. Bounds on work are checked with this, not the wall clock, which a loaded machine
+    stretches several-fold."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def smash_page(db: Path, table: str) -> None:
     """Overwrite the start of one page of ``table`` (its last leaf, or its root)."""
     con = sqlite3.connect(db)
@@ -103,3 +115,50 @@ def smash_page(db: Path, table: str) -> None:
     with open(db, "r+b") as handle:
         handle.seek((page - 1) * size)
         handle.write(b"\xff" * 64)
+
+
+# --- tiers ---------------------------------------------------------------------------------------
+
+#: Names whose use marks a test as starting processes or sending signals: such a test is in the
+#: slow tier (`pytest -m slow`), which CI runs after the default, fast one.
+PROCESS_NAMES = frozenset({"subprocess", "Popen", "ProcessPoolExecutor", "killpg", "signal"})
+
+
+def _code_names(code: types.CodeType) -> set[str]:
+    """The global and attribute names ``code`` uses, its nested functions and lambdas included."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def starts_processes(
+    func: object, module: types.ModuleType, seen: set[object] | None = None
+) -> bool:
+    """Whether ``func``, or a function of its own module it calls (at any depth), starts a process
+    or sends a signal."""
+    seen = set() if seen is None else seen
+    code = getattr(func, "__code__", None)
+    if code is None or func in seen:
+        return False
+    seen.add(func)
+    names = _code_names(code)
+    if names & PROCESS_NAMES:
+        return True
+    helpers = (getattr(module, name, None) for name in names)
+    return any(
+        inspect.isfunction(helper)
+        and helper.__module__ == module.__name__
+        and starts_processes(helper, module, seen)
+        for helper in helpers
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that starts a process or sends a signal as slow (see PROCESS_NAMES)."""
+    for item in items:
+        module = getattr(item, "module", None)
+        func = getattr(item, "function", None)
+        if module is not None and func is not None and starts_processes(func, module):
+            item.add_marker(pytest.mark.slow)
