@@ -15,7 +15,7 @@ import pytest
 
 from rlpapers import Library
 
-from .conftest import ROOT, SEEDS
+from .conftest import SEEDS
 from .test_identity import _abstract, _write
 
 pytestmark = pytest.mark.slow
@@ -63,10 +63,6 @@ def test_eight_processes_refreshing_one_store_agree(tmp_path):
     assert len({out for out, _ in outputs}) == 1
     assert len(outputs[0][0].splitlines()) == 43
     assert not any("Traceback" in err for _, err in outputs)
-
-
-def test_the_benchmarks_folder_is_importable():
-    assert (ROOT / "benchmarks" / "bench.py").exists()
 
 
 RUN_MAIN = (
