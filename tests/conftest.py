@@ -124,6 +124,22 @@ def smash_page(db: Path, table: str) -> None:
 PROCESS_NAMES = frozenset({"subprocess", "Popen", "ProcessPoolExecutor", "killpg", "signal"})
 
 
+#: Tests that start no process but take over a second of CPU on a quiet machine (property and
+#: fuzz runs, large inputs): measured with `pytest --durations=25`.
+SLOW_TESTS = frozenset(
+    {
+        "test_search.py::test_limited_search_is_the_prefix_of_the_full_ranking",
+        "test_search.py::test_a_limited_compound_query_is_the_prefix_of_the_full_ranking",
+        "test_reliability.py::test_legacy_detection_is_bounded_on_a_50mb_line",
+        "test_fuzz.py::test_random_queries_over_the_grammar",
+        "test_fuzz.py::test_random_files_in_a_corpus_folder",
+        "test_fuzz.py::test_random_metadata_yaml",
+        "test_properties.py::test_records_survive_messy_whitespace",
+        "test_export.py::test_random_specials_survive_a_bibtex_round_trip",
+    }
+)
+
+
 def _code_names(code: types.CodeType) -> set[str]:
     """The global and attribute names ``code`` uses, its nested functions and lambdas included."""
     names = set(code.co_names)
@@ -156,9 +172,13 @@ def starts_processes(
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test that starts a process or sends a signal as slow (see PROCESS_NAMES)."""
+    """Mark as slow every test that starts a process or sends a signal (see PROCESS_NAMES), and
+    those of SLOW_TESTS."""
     for item in items:
         module = getattr(item, "module", None)
         func = getattr(item, "function", None)
-        if module is not None and func is not None and starts_processes(func, module):
+        name = f"{item.path.name}::{getattr(func, '__name__', item.name)}"
+        if name in SLOW_TESTS or (
+            module is not None and func is not None and starts_processes(func, module)
+        ):
             item.add_marker(pytest.mark.slow)
