@@ -18,13 +18,13 @@ from ..metadata import Metadata, Override, read_metadata
 from ..model import Paper
 from ..parse import PARSER_VERSION
 from ..text import shown
-from . import paper_of, stored_paper
-from .db import Garbled, chunks, loads, strings, transaction
+from .db import Garbled, chunks, loads, new_instance, strings, transaction
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
 from .identity import Version, fingerprint, hashes, match_edits
 from .ledger import Ledger, PaperState
 from .parsing import parse_many, unpack, unpack_prints
+from .records import paper_of, stored_paper
 
 #: A refresh that parses at most this much text keeps what it parsed in memory (an edited file).
 KEEP_PARSED_BYTES = 16_000_000
@@ -393,8 +393,6 @@ class Refresh:
             self._set_meta("taught", "1")  # the ledger knows every text these records hold
             self._set_meta("changes", identity.changes_digest)
             if not self.store._meta("instance"):
-                from . import new_instance
-
                 self._set_meta("instance", new_instance())
             if written or removed:
                 self._set_meta("counter", str(counter))
