@@ -18,7 +18,7 @@ from .assign import Identities
 from .db import Garbled, chunks, loads, new_instance, strings, transaction
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
-from .parsing import parse_many, unpack, unpack_prints
+from .parsing import Parsed, parse_many, unpack, unpack_prints
 from .plan import Copies, Identity, Item, Plan, RecordState, digest, kept
 from .records import stored_paper
 
@@ -142,18 +142,23 @@ class Refresh:
         for state, parsed in zip(todo, parse_many(jobs, len(todo), size), strict=True):
             for message in parsed.warnings:
                 warnings.warn(ParseWarning(message), stacklevel=2)
-            if parsed.rows is not None:
-                self.fresh[(state.sha1, state.name)] = parsed.rows
-            with transaction(self.con):
+            self._keep_parse(state, parsed, encodings[state.path])
+
+    def _keep_parse(self, state: FileState, parsed: Parsed, encoding: str) -> None:
+        """Store one file's parse (and its papers' fingerprints), each file in a transaction
+        of its own: a refresh killed midway keeps the files it parsed."""
+        if parsed.rows is not None:
+            self.fresh[(state.sha1, state.name)] = parsed.rows
+        with transaction(self.con):
+            self.con.execute(
+                "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (state.sha1, state.name, encoding, *parsed.stored),
+            )
+            if parsed.prints:
                 self.con.execute(
-                    "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (state.sha1, state.name, encodings[state.path], *parsed.stored),
+                    "INSERT OR REPLACE INTO prints VALUES (?, ?, ?)",
+                    (state.sha1, state.name, parsed.prints),
                 )
-                if parsed.prints:
-                    self.con.execute(
-                        "INSERT OR REPLACE INTO prints VALUES (?, ?, ?)",
-                        (state.sha1, state.name, parsed.prints),
-                    )
 
     def _known_titles(self, state: FileState, keep: bool) -> dict[str, tuple[str, str]]:
         """(name, title) of the abstracts this file held before: an edit re-derives only the new.
