@@ -165,6 +165,7 @@ def test_unsafe_keys_and_empty_entries_warn():
     ]
 
 
+@pytest.mark.slow
 def test_a_10mb_bib_is_read_in_bounded_time():
     entry = '@article{{k{n},\n  title = {{Title {n} with {{Braces}} and M{{\\"u}}ller}},\n  author = {{Doe, Jane and Roe, Rick}},\n  year = {{2020}},\n  abstract = {{{abstract}}}\n}}\n'
     abstract = "We study $x^{2}$ and \\emph{y} in R\\&D. " * 20
