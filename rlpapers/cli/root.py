@@ -119,7 +119,7 @@ CorpusOpt = Annotated[
         metavar="PATH",
         callback=_given_paths,
         shell_complete=complete_files,
-        help="A corpus file, or a folder of *.txt files (read recursively; repeatable). Default: $RLPAPERS_CORPUS, "
+        help="A corpus file, or a folder of *.txt, *.bib, *.ris, *.json and *.jsonl files (read recursively; repeatable). Default: $RLPAPERS_CORPUS, "
         "the config file, or the bundled seeds. --corpus may also follow the command.",
     ),
 ]

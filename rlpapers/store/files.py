@@ -25,7 +25,8 @@ def named_corpus_files(paths: Iterable[Path]) -> dict[Path, str]:
     """Each corpus file with the name its records show, in corpus order; a missing path is a
     ``CorpusError``.
 
-    A folder stands for every ``*.txt`` file below it, as ripgrep searches a folder: sub-folders
+    A folder stands for every ``*.txt`` file below it (and every bibliography file,
+    ``CORPUS_SUFFIXES``), as ripgrep searches a folder: sub-folders
     too, except hidden ones, and without following symlinked folders (a link loop cannot hang
     it); sorted by the path below the folder, which is also the file's name (two sub-folders
     may each hold an ``a.txt``). A file given by itself is named by its file name.
@@ -49,7 +50,10 @@ def named_corpus_files(paths: Iterable[Path]) -> dict[Path, str]:
             found = [f for f in _below(path) if _regular_in_folder(f) and _utf8_path(f)]
             if not found:
                 warnings.warn(
-                    ParseWarning(f"{path}: no *.txt files in this folder or below it"),
+                    ParseWarning(
+                        f"{path}: no *.txt files (nor .bib, .ris, .json, .jsonl) in this "
+                        "folder or below it"
+                    ),
                     stacklevel=2,
                 )
             for file in found:
