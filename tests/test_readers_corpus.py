@@ -169,6 +169,42 @@ def test_independent_readers_accept_the_round_trip(tmp_path):
     assert len(json.loads(csl.read_text(encoding="utf-8"))) == 40
 
 
+def test_citeproc_formats_the_read_back_csl_json(tmp_path):
+    """An independent CSL processor (citeproc-py, its bundled style) reads what a CSL-JSON
+    library read back and exported again holds: every paper, with its title and year."""
+    import warnings
+
+    from citeproc import (
+        Citation,
+        CitationItem,
+        CitationStylesBibliography,
+        CitationStylesStyle,
+        formatter,
+    )
+    from citeproc.source.json import CiteProcJSON
+
+    library = tmp_path / "lib.json"
+    first = (
+        '[{"id": "lee2024", "type": "article-journal", "title": "Entropy in RL", '
+        '"author": [{"family": "Lee", "given": "Ann"}], "issued": {"date-parts": [[2024]]}}]'
+    )
+    library.write_text(first, encoding="utf-8")
+    seeds = tmp_path / "seeds.json"
+    seeds.write_text(run("--corpus", SEEDS, "export", "-f", "csljson").stdout, encoding="utf-8")
+    items = json.loads(
+        run("--corpus", library, "--corpus", seeds, "export", "-f", "csljson").stdout
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # citeproc-py warns about CSL fields it does not know
+        style = CitationStylesStyle("harvard-cite-them-right", validate=False)
+        bibliography = CitationStylesBibliography(style, CiteProcJSON(items), formatter.plain)
+        for item in items:
+            bibliography.register(Citation([CitationItem(item["id"])]))
+        rendered = [str(entry) for entry in bibliography.bibliography()]
+    assert len(rendered) == 41
+    assert any("Lee, A. (2024)" in entry and "Entropy in RL" in entry for entry in rendered)
+
+
 def test_ris_in_bibtex_out_keeps_the_fields_both_have(tmp_path):
     ris = tmp_path / "lib.ris"
     ris.write_text(
