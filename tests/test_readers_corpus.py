@@ -271,3 +271,11 @@ def test_parse_reads_a_bibliography_file_by_its_extension(refs):
         "Policy Gradients Revisited",
     ]
     assert [p["key"] for p in out] == ["mueller2020deep", "smith2019"]
+
+
+def test_semantic_modes_use_an_entry_title(refs):
+    pytest.importorskip("onnxruntime")
+    corpus = refs / "refs.bib"
+    found = ids("--corpus", corpus, "search", "maximum entropy agents", "--mode", "semantic")
+    assert found[0] == ids("--corpus", corpus, "show", "mueller2020deep")[0]
+    assert len(ids("--corpus", corpus, "similar", "mueller2020deep", "--mode", "semantic")) == 1
