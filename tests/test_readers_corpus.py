@@ -279,3 +279,24 @@ def test_semantic_modes_use_an_entry_title(refs):
     found = ids("--corpus", corpus, "search", "maximum entropy agents", "--mode", "semantic")
     assert found[0] == ids("--corpus", corpus, "show", "mueller2020deep")[0]
     assert len(ids("--corpus", corpus, "similar", "mueller2020deep", "--mode", "semantic")) == 1
+
+
+def test_a_key_another_corpus_gives_a_different_paper_is_an_error(refs, tmp_path):
+    """Two corpora share the ledger. A library of another corpus that gives one of this
+    corpus's keys to a paper with another text is refused; the same paper, its text a little
+    changed (as an export and a read back change it), is that paper."""
+    assert keys(refs) == ["mueller2020deep", "smith2019"]
+    other = tmp_path / "other"
+    other.mkdir()
+    bib = other / "theirs.bib"
+    bib.write_text(
+        "@misc{smith2019, title={T}, abstract={Chess engines prune game trees.}}\n",
+        encoding="utf-8",
+    )
+    err = run("--corpus", other, "list", code=2).stderr
+    assert "key 'smith2019' already belongs to paper" in err and "theirs.bib:1" in err
+    same = "@misc{smith2019, title={T}, abstract={We \\emph{revisit} policy gradients with entropy bonuses!}}\n"
+    bib.write_text(same, encoding="utf-8")
+    mine = json.loads(run("--corpus", refs, "list", "-f", "json").stdout)[1]
+    theirs = json.loads(run("--corpus", other, "list", "-f", "json").stdout)[0]
+    assert (theirs["id"], theirs["key"]) == (mine["id"], "smith2019")

@@ -7,7 +7,7 @@ import base64
 import hashlib
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ParseError, ParseWarning
@@ -87,16 +87,28 @@ class Identities:
     def _keyed(
         self, pinned: Sequence[tuple[str, Override]], new: list[str], present: set[str]
     ) -> dict[str, str]:
-        """Newcomer content id -> the paper its file's own key names: a bibliography entry
-        whose key the ledger knows is that paper (its text may differ: a round trip through an
-        export, an edited abstract), unless that paper is in the corpus under another text."""
-        out: dict[str, str] = {}
+        """Newcomer content id -> the paper its file's own key names, where that paper is
+        absent from the corpus and either may have left a file of it (as for an edit) or had
+        a text like this one (a library exported by rlpapers and read back as another
+        corpus): the entry is that paper. Otherwise the key is claimed later, and a key the
+        ledger gives another paper is an error."""
+        candidates: dict[str, str] = {}
         newcomers = set(new)
         for cid, override in pinned:
-            if cid not in newcomers or cid in out:
+            if cid in newcomers and cid not in candidates:
+                holder = self.ledger.resolve(str(override.values["key"]))
+                if holder is not None and holder not in present:
+                    candidates[cid] = holder
+        if not candidates:
+            return {}
+        left = {v.ref for v in self.ledger.absent(present, self._may_have_left())}
+        texts = {v.ref: v for v in self.ledger.absent(present, lambda file, stamp: True)}
+        out: dict[str, str] = {}
+        for cid, holder in candidates.items():
+            if holder in out.values():
                 continue
-            holder = self.ledger.resolve(str(override.values["key"]))
-            if holder is not None and holder not in present and holder not in out.values():
+            like = holder in texts and match_edits(self._versions([cid]), [texts[holder]])
+            if holder in left or (like and like.get(cid) == holder):
                 out[cid] = holder
         return out
 
@@ -127,22 +139,27 @@ class Identities:
         the ledger: an edited copy of it here is a paper of its own."""
         if not new:
             return {}
+        absent = self.ledger.absent(present, self._may_have_left())
+        if not absent:
+            return {}
+        return match_edits(self._versions(new), absent)
+
+    def _may_have_left(self) -> Callable[[str, str | None], bool]:
+        """Whether a paper may have left its last file (by the file and its stamp then): it is
+        a file of this corpus, or gone, or changed since the paper was seen in it. An unchanged
+        file elsewhere still holds it: it lives in another corpus sharing the ledger."""
         ours = {*self._given.values(), *self._given}  # every corpus file, as given or resolved
 
         def where(file: str, stamp: str | None) -> bool:
-            """The paper may have left its last file: it is a file of this corpus, or gone, or
-            changed since the paper was seen in it. An unchanged file elsewhere still holds
-            it: it lives in another corpus sharing the ledger."""
             return file in ours or stamp is None or _stamp_of(file) != stamp
 
-        absent = self.ledger.absent(present, where)
-        if not absent:
-            return {}
-        newcomers = [
+        return where
+
+    def _versions(self, cids: Iterable[str]) -> list[Version]:
+        return [
             Version(cid, item.file, item.ordinal, hashes(self._print(item)))
-            for cid, item in ((cid, self._first[cid]) for cid in new)
+            for cid, item in ((cid, self._first[cid]) for cid in cids)
         ]
-        return match_edits(newcomers, absent)
 
     def _print(self, item: Item) -> bytes:
         """The identity fingerprint of an abstract of the corpus: as its parse stored it, else
