@@ -87,6 +87,10 @@ def test_record_identity_order():
     no_ids = Record(title="A  Títle!", authors=("Ann Lee",), key="lee2020")
     assert no_ids.identity() == "key:lee2020"
     assert Record(title="A  Títle!", authors=("Ann Lee",)).identity() == "title:a title|lee"
+    cjk = Record(title="强化学习的新方法", authors=("张三",)).identity()
+    assert (
+        cjk == "title:强化学习的新方法|张" != Record(title="多智能体", authors=("张三",)).identity()
+    )
     # an abstract names the paper as a text file's paper is named
     from rlpapers.parse import paper_id
 

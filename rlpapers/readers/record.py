@@ -100,11 +100,12 @@ class Record:
 
 def title_identity(title: str, authors: tuple[str, ...]) -> str:
     """A title and first author in the form two copies of one paper share: accents folded,
-    lower case, letters and digits only, and the first author's surname."""
+    lower case, the words' letters (of any script) and digits only, and the first author's
+    surname."""
     from ..text import fold, surname
 
-    words = re.findall(r"[a-z0-9]+", fold(title).lower())
-    first = re.findall(r"[a-z0-9]+", fold(surname(authors[0])).lower()) if authors else []
+    words = re.findall(r"[^\W_]+", fold(title))  # letters of any script, and digits
+    first = re.findall(r"[^\W_]+", fold(surname(authors[0]))) if authors else []
     return " ".join(words) + "|" + " ".join(first)
 
 
