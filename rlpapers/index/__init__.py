@@ -33,10 +33,11 @@ from ..config import RERANK_WINDOW as RERANK_WINDOW  # the default re-rank windo
 from ..errors import IndexNotice, QueryError, RlpapersError
 from ..hit import Hit
 from ..model import Paper
+from ..querylang import Lexeme, is_plain, plain_words
 from ..store import Store
 from . import accumulate, stats
 from .budget import check_expansions
-from .query import Lexeme, is_plain, parse, plain_words
+from .query import parse
 from .ranking import rerank
 from .schema import BOOSTS
 from .snippets import make_snippet, query_terms, snippet_or_opening

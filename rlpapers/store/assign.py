@@ -8,7 +8,7 @@ import hashlib
 import os
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ParseError, ParseWarning
 from ..keys import SAFE_KEY, SAFE_KEY_TEXT
@@ -20,7 +20,27 @@ from .plan import Identity, Item, RecordState
 from .records import paper_of
 
 if TYPE_CHECKING:
-    from .refresh import Refresh
+    import sqlite3
+    from pathlib import Path
+
+    from .files import FileState
+
+
+class Refreshing(Protocol):
+    """What assigning ids and keys reads of the refresh it serves (``refresh.Refresh``)."""
+
+    con: sqlite3.Connection
+    states: list[FileState]
+    warned: dict[str, set[str]]
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    def taught(self) -> bool: ...
+
+    def rows(self, state_path: str) -> list[dict[str, Any]]: ...
+
+    def prints(self, state_path: str, count: int) -> list[bytes] | None: ...
 
 
 class Identities:
@@ -30,17 +50,23 @@ class Identities:
     the rebuildable records: a cleared index folder or a run over another corpus in between
     gives every paper the same id and key."""
 
-    def __init__(self, refresh: Refresh, items: list[Item], previous: dict[str, RecordState]):
+    def __init__(
+        self,
+        refresh: Refreshing,
+        items: list[Item],
+        previous: dict[str, RecordState],
+        files: list[Path],
+    ):
         self.refresh = refresh
         self.items = items
         self.previous = previous
-        self.ledger = refresh.store.ledger
+        self.ledger = refresh.ledger
         self._prints: dict[str, bytes] = {}
         self._texts: dict[str, dict[str, str]] = {}  # file -> content id -> abstract
         # resolved path -> the corpus path as given (absolute, not a symlink's target): what
         # the ledger keeps, so that a link replaced by a file, or pointed elsewhere, is the
         # same place
-        self._given = {str(f.resolve()): os.path.abspath(f) for f in refresh.store.files}
+        self._given = {str(f.resolve()): os.path.abspath(f) for f in files}
         self._files: dict[str, list[Item]] = {}
         self._first: dict[str, Item] = {}  # content id -> its first copy in corpus order
         for item in items:
@@ -116,7 +142,7 @@ class Identities:
         """A ledger written before it kept fingerprints learns them from the stored records,
         while they still hold each paper's previous text (once; a ledger that has them all
         asks nothing more)."""
-        if not self.previous or self.refresh.store._meta("taught"):
+        if not self.previous or self.refresh.taught():
             return
         states = self.ledger.states_of(list(self.previous))
         missing = [pid for pid, state in states.items() if not state.printed]
@@ -330,7 +356,7 @@ def _merged(pairs: list[tuple[str, Override]], warn: bool) -> dict[str, dict[str
     return out
 
 
-def _stored(refresh: Refresh, ids: list[str]) -> dict[str, str]:
+def _stored(refresh: Refreshing, ids: list[str]) -> dict[str, str]:
     """Abstracts of stored records, by id."""
     out = {}
     for part in chunks(ids):

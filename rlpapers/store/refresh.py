@@ -7,7 +7,8 @@ import os
 import sqlite3
 import warnings
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ParseError, ParseWarning
 from ..metadata import Metadata, Override, read_metadata
@@ -28,11 +29,29 @@ KEEP_PARSED_BYTES = 16_000_000
 _INSERT = "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 if TYPE_CHECKING:
-    from . import Store
+    from pathlib import Path
+
+    from .ledger import Ledger
+
+
+class Source(Protocol):
+    """What a refresh reads of the store it refreshes (``Store``)."""
+
+    encoding: str | None
+    files: list[Path]
+    progress: Callable[[int, int], None] | None
+
+    @property
+    def con(self) -> sqlite3.Connection: ...
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    def _meta(self, name: str, default: str = "") -> str: ...
 
 
 class Refresh:
-    def __init__(self, store: Store, states: list[FileState]) -> None:
+    def __init__(self, store: Source, states: list[FileState]) -> None:
         self.store = store
         self.con: sqlite3.Connection = store.con
         self.states = states
@@ -70,7 +89,9 @@ class Refresh:
             )
         }
         overrides = [o for s in self.states if s.kind != CORPUS for o in self.metadata(s).overrides]
-        identity = Identities(self, items, previous).assign(overrides, self._file_keys(corpus))
+        identity = Identities(self, items, previous, self.store.files).assign(
+            overrides, self._file_keys(corpus)
+        )
         identity.same_changes = identity.changes_digest == self.store._meta("changes")
         self._write(corpus, items, previous, identity)
 
@@ -215,6 +236,14 @@ class Refresh:
                     )
                 out.append((row["id"], Override(row["id"], {"key": key}, state.name, line)))
         return out
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.store.ledger
+
+    def taught(self) -> bool:
+        """Whether the ledger already learnt the stored records' fingerprints."""
+        return bool(self.store._meta("taught"))
 
     def rows(self, state_path: str) -> list[dict[str, Any]]:
         state = next(s for s in self.states if s.path == state_path)
