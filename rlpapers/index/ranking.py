@@ -74,10 +74,13 @@ QUERY_STOP_WORDS = frozenset(
 class BM25(WeightingModel):
     """Lucene's BM25 per field, each field's score multiplied by its weight."""
 
-    def __init__(self, weights: dict[str, float], k1: float = K1, b: float = B) -> None:
+    def __init__(
+        self, weights: dict[str, float], k1: float | None = None, b: float | None = None
+    ) -> None:
         self.weights = weights
-        self.k1 = k1
-        self.b = b
+        # read when made, not when this module was imported: ``relevance.py --set ranking.K1=``
+        self.k1 = K1 if k1 is None else k1
+        self.b = B if b is None else b
 
     def supports_block_quality(self) -> bool:
         return True
