@@ -105,3 +105,13 @@ def test_the_estimate_scales_with_papers_and_cores(encoder, monkeypatch):
     monkeypatch.setattr(encoder, "workers", 2)
     assert encoder.seconds(3000) == pytest.approx(one_core / 2)
     assert encoder.seconds(6000) == pytest.approx(one_core)
+
+
+@pytest.mark.parametrize("seconds", [61, 95, 119, 120, 149, 151, 299, 601, 3599, 7300])
+def test_the_estimate_in_words_stays_within_a_fifth(seconds):
+    from rlpapers.errors import EmbeddingsMissing
+
+    number, unit = EmbeddingsMissing(9000, seconds).duration.split()
+    said = int(number) * (60 if unit == "minutes" else 1)
+    assert unit in {"seconds", "minutes"}
+    assert abs(said - seconds) <= 0.2 * seconds

@@ -71,10 +71,7 @@ def exit_code_for(error: BaseException) -> int:
 HINTS: dict[type[RlpapersError], str | Callable[[Any], str]] = {
     IndexFolderError: "choose another folder with --index-dir or RLPAPERS_INDEX_DIR",
     LedgerUnwritable: "RLPAPERS_DATA_DIR chooses another data folder",
-    EmbeddingsMissing: lambda e: (
-        f"run `rlpapers embed`: about {e.minutes} minute{'s' if e.minutes != 1 else ''} "
-        f"for {e.papers} papers"
-    ),
+    EmbeddingsMissing: lambda e: f"run `rlpapers embed`: about {e.duration} for {e.papers} papers",
 }
 
 
