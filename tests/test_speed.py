@@ -115,3 +115,37 @@ def test_the_estimate_in_words_stays_within_a_fifth(seconds):
     said = int(number) * (60 if unit == "minutes" else 1)
     assert unit in {"seconds", "minutes"}
     assert abs(said - seconds) <= 0.2 * seconds
+
+
+LIST_MODULES = """
+import json, sys
+from rlpapers.cli import main
+sys.argv = ["rlpapers", "list", "--format", "ids"]
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+@pytest.mark.slow
+def test_a_warm_list_never_loads_openssl(tmp_path):
+    """Ids and the index folder's name are hashed with CPython's own ``_sha1``
+    (``rlpapers.digest``): ``hashlib`` loads OpenSSL, about 5% of a warm ``list``."""
+    import json
+    import subprocess
+    import sys
+
+    env = {
+        "RLPAPERS_INDEX_DIR": str(tmp_path / "index"),
+        "RLPAPERS_DATA_DIR": str(tmp_path / "data"),
+        "HOME": str(tmp_path),
+        "PATH": "",
+    }
+    run = [sys.executable, "-c", LIST_MODULES]
+    subprocess.run(run, env=env, check=True, capture_output=True)  # builds the store
+    done = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
+    loaded = set(json.loads(done.stderr.splitlines()[-1]))
+    assert len(done.stdout.split()) == 40
+    assert not loaded & {"hashlib", "_hashlib"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from enum import IntEnum
 from typing import Any
 
 from ..errors import (
@@ -20,9 +21,8 @@ from ..errors import (
 )
 
 
-class ExitCode:
-    """The exit codes, named. Plain ints: an ``IntEnum`` would cost more to make at every start
-    than they are worth here."""
+class ExitCode(IntEnum):
+    """The exit codes, named."""
 
     OK = 0
     NOT_FOUND = 1  # like grep: the command ran, nothing matched
