@@ -10,7 +10,7 @@ session (onnxruntime releases the GIL while it computes). onnxruntime's own thre
 every small operator of one text over the cores and spins while it waits, which cost twice the
 CPU for the same work on 2 cores (about 60 ms a paper instead of 27), and more when other
 processes want the cores. One text per call keeps every vector bit-identical to the vector of
-that text alone (benchmarks/embed_bench.py checks it).
+that text alone (tests/test_speed.py checks it on the bundled papers).
 """
 
 from __future__ import annotations
@@ -35,9 +35,10 @@ MAX_TOKENS = 256
 #: than alone; one text per call keeps a paper's vector independent of its neighbours, and
 #: measured no slower on 2 cores (no padding to compute).
 BATCH_SIZE = 1
-#: CPU seconds one core spends on an arXiv abstract (about 250 tokens; benchmarks/embed_bench.py),
-#: for time estimates before long jobs.
-PAPER_CPU_SECONDS = 0.027
+#: CPU seconds one core spends on an arXiv abstract (about 250 tokens): ``rlpapers embed`` of
+#: 1,000 of them took 21.9 s of CPU. For time estimates before long jobs
+#: (benchmarks/semantic_bench.py sets the estimate beside the real time).
+PAPER_CPU_SECONDS = 0.022
 
 
 def cores() -> int:
