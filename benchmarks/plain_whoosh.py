@@ -67,5 +67,9 @@ def build(docs: Path, folder: Path) -> None:
     writer.commit()
 
 
-if __name__ == "__main__":
+def main() -> None:
     build(Path(sys.argv[1]), Path(sys.argv[2]))
+
+
+if __name__ == "__main__":
+    main()
