@@ -82,7 +82,6 @@ def test_model_calls_run_on_one_thread_each(encoder):
 
 def test_texts_run_side_by_side_one_thread_a_core(encoder, monkeypatch):
     monkeypatch.setattr(encoder, "workers", 2)
-    monkeypatch.delitem(encoder.__dict__, "_pool", raising=False)
     barrier = threading.Barrier(2, timeout=10)
     run = encoder._embed_batch
     seen = set()
@@ -96,7 +95,7 @@ def test_texts_run_side_by_side_one_thread_a_core(encoder, monkeypatch):
     vectors = encoder.embed(["policy gradient", "value iteration", "bandits", "exploration"])
     assert vectors.shape == (4, 384)
     assert len(seen) == 2
-    encoder.__dict__.pop("_pool").shutdown()
+    assert not [t for t in threading.enumerate() if t.name.startswith("rlpapers-embed")]
 
 
 def test_the_estimate_scales_with_papers_and_cores(encoder, monkeypatch):

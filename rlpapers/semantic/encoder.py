@@ -19,7 +19,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -77,10 +77,6 @@ class Encoder:
         """sha256 of model.onnx and tokenizer.json: stored with each vector, so a change re-embeds."""
         return files_hash(self.folder)
 
-    @cached_property
-    def _pool(self) -> ThreadPoolExecutor:
-        return ThreadPoolExecutor(self.workers, thread_name_prefix="rlpapers-embed")
-
     def seconds(self, papers: int) -> float:
         """About how long embedding ``papers`` abstracts takes on this machine's cores."""
         return papers * PAPER_CPU_SECONDS / self.workers
@@ -92,23 +88,32 @@ class Encoder:
         progress: Callable[[int], None] | None = None,
     ) -> np.ndarray:
         """A ``len(texts) x 384`` float32 matrix of unit vectors; ``progress(n)`` after each batch.
-        Batches run side by side, one a core."""
+        Batches run side by side, one a core, on threads that end before this returns (no
+        thread outlives the call, so a process that forks later forks no idle thread)."""
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         # Longest first, so that no long text is left alone on one core at the end; texts of
         # similar length share a batch, so little time goes into padding.
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
         work = [[texts[i] for i in rows] for rows in batches]
-        done = (
-            self._pool.map(self._embed_batch, work)
-            if len(work) > 1
-            else map(self._embed_batch, work)
-        )
+        if len(work) < 2 or self.workers < 2:
+            self._fill(out, batches, map(self._embed_batch, work), progress)
+            return out
+        with ThreadPoolExecutor(self.workers, thread_name_prefix="rlpapers-embed") as pool:
+            self._fill(out, batches, pool.map(self._embed_batch, work), progress)
+        return out
+
+    @staticmethod
+    def _fill(
+        out: np.ndarray,
+        batches: list[list[int]],
+        done: Iterable[np.ndarray],
+        progress: Callable[[int], None] | None,
+    ) -> None:
         for rows, vectors in zip(batches, done, strict=True):
             out[rows] = vectors
             if progress is not None:
                 progress(len(rows))
-        return out
 
     def embed_one(self, text: str) -> np.ndarray:
         vector: np.ndarray = self.embed([text])[0]
