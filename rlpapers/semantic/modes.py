@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..errors import EmbeddingsMissing
 from . import fusion
+from .encoder import PAPER_CPU_SECONDS, cores
 from .vectors import Vectors
 
 DEPTH = 100
@@ -29,8 +30,8 @@ RRF_K = 30
 #: (95% of those graded 3) and 27% of the unjudged ones, all papers being about RL
 #: (docs/semantic.md).
 SIMILARITY_FLOOR = 0.25
-#: Papers embedded per second on 2 cores (benchmarks/semantic_bench.py), for time estimates.
-EMBED_RATE = 15.0
+#: Papers embedded per second on this machine's cores, for time estimates.
+EMBED_RATE = cores() / PAPER_CPU_SECONDS
 INLINE_SECONDS = 60.0
 
 
