@@ -10,6 +10,7 @@ import pytest
 from rlpapers import Library
 from rlpapers.errors import QueryError
 from rlpapers.index import query as q
+from rlpapers.querylang import check, lex
 from rlpapers.index.ranking import QUERY_STOP_WORDS
 
 from .conftest import SEEDS
@@ -35,10 +36,10 @@ def test_a_query_without_its_stop_words_is_lexed_as_its_text():
         words = rng.sample(tokens, rng.randint(1, 4)) + rng.sample(stops, rng.randint(1, 3))
         rng.shuffle(words)
         text = " ".join(words)
-        lexemes = q.check(text)
+        lexemes = check(text)
         shortened, kept = q._without_stop_words(text, lexemes)
         if shortened == text:
             continue
         checked += 1
-        assert list(kept) == list(q.lex(shortened)), text
+        assert list(kept) == list(lex(shortened)), text
     assert checked > 100
