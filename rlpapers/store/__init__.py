@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from ..lookup import Lookup
     from .embeddings import EmbeddingTable
     from .find import Found
-    from .ledger import Ledger
+    from .ledger import IdentityLedger
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
@@ -320,10 +320,10 @@ class Store:
         return EmbeddingTable(self.con)
 
     @cached_property
-    def ledger(self) -> Ledger:
-        from .ledger import Ledger
+    def ledger(self) -> IdentityLedger:
+        from .ledger import open_ledger
 
-        return Ledger(self.data_dir)
+        return open_ledger(self.data_dir)
 
     # --- reading ------------------------------------------------------------------------------
     #

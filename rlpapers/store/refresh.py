@@ -23,7 +23,7 @@ from .db import Garbled, chunks, loads, strings, transaction
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
 from .identity import Version, fingerprint, hashes, match_edits
-from .ledger import Ledger, PaperState
+from .ledger import IdentityLedger, PaperState
 from .parsing import parse_many, unpack, unpack_prints
 
 #: A refresh that parses at most this much text keeps what it parsed in memory (an edited file).
@@ -478,6 +478,12 @@ class Identities:
             self._first.setdefault(item.cid, item)
 
     def assign(self, overrides: list[Override]) -> Identity:
+        # one decision: on a ledger shared between machines, what was read is still true
+        # when it is written (``IdentityLedger.exclusive``)
+        with self.ledger.exclusive():
+            return self._assign(overrides)
+
+    def _assign(self, overrides: list[Override]) -> Identity:
         cids = list(dict.fromkeys(item.cid for item in self.items))
         self._learn_from_store()
         known = self.ledger.ids_of(cids)
@@ -664,7 +670,7 @@ class Identities:
             self.ledger.give_key(pid, key)
 
 
-def _holders(cids: list[str], known: dict[str, str], ledger: Ledger) -> dict[str, str]:
+def _holders(cids: list[str], known: dict[str, str], ledger: IdentityLedger) -> dict[str, str]:
     """Paper id -> the content id that keeps it, for the papers the corpus's known abstracts
     claim. Where several abstracts claim one paper (an abstract and its edited version, both
     kept), the one the paper last had keeps it, wherever the files stand in the corpus order.

@@ -1,4 +1,5 @@
-"""The identity ledger: each paper's id and citation key, given once and kept.
+"""The identity ledger's SQLite engine, the default: each paper's id and citation key, given
+once and kept (the interface: ``ledger.IdentityLedger``).
 
 One SQLite file per data folder (``RLPAPERS_DATA_DIR`` or the platform's user data folder, not
 the cache), keyed by the papers themselves, not by corpus paths: any corpus read with the same
@@ -33,12 +34,13 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
-from ..errors import LedgerError, LedgerUnwritable
-from ..keys import SAFE_KEY, key_suffix
-from .db import COMPANIONS, NotOurs, busy, chunks, connect, transaction
-from .identity import Version, hashes
+from ...errors import LedgerError, LedgerUnwritable
+from ...keys import SAFE_KEY
+from ..db import COMPANIONS, NotOurs, busy, chunks, connect, transaction
+from ..identity import Version, hashes
+from . import IdentityLedger, PaperState
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,7 +49,7 @@ def _reports_damage(method: F) -> F:
     """``method`` run inside ``Ledger.reporting_damage``."""
 
     @wraps(method)
-    def guarded(self: Ledger, *args: Any, **kwargs: Any) -> Any:
+    def guarded(self: SqliteLedger, *args: Any, **kwargs: Any) -> Any:
         with self.reporting_damage():
             return method(self, *args, **kwargs)
 
@@ -72,22 +74,13 @@ UPGRADES = {
 FILE_NAME = "ledger.db"
 
 
-class PaperState(NamedTuple):
-    """What the ledger knows of a paper's latest text."""
-
-    cid: str | None
-    file: str | None
-    ordinal: int | None
-    printed: bool
-    stamp: str | None = None
-
-
-class Ledger:
-    """Ids and keys by paper. Writers call the ``take``/``give`` methods inside ``transaction``."""
+class SqliteLedger(IdentityLedger):
+    """Ids and keys by paper in the data folder's ``ledger.db``."""
 
     def __init__(self, folder: Path) -> None:
+        super().__init__()
         self.path = folder / FILE_NAME
-        self._taken: dict[str, tuple[set[str], int]] = {}  # free_key's memory, per transaction
+        self.where = str(self.path)
         try:
             present = [end for end in COMPANIONS if Path(f"{self.path}{end}").exists()]
             if not present:
@@ -348,21 +341,6 @@ class Ledger:
             "UPDATE papers SET file = ?, ordinal = ?, stamp = ? WHERE id = ?",
             (file, ordinal, stamp, paper_id),
         )
-
-    def free_key(self, base: str) -> str:
-        """``base``, or ``base`` + b, c, … : the first that no paper has ever held. Inside one
-        transaction, the keys beginning with ``base`` are read once and the search goes on
-        from where it stopped, so giving N papers one base key costs N steps, not N²."""
-        taken, n = self._taken.get(base) or (self._held_from(base), 0)
-        while True:
-            candidate = base + key_suffix(n)
-            n += 1
-            if candidate.lower() in taken:
-                continue
-            taken.add(candidate.lower())  # given by the caller next
-            if self.holder(candidate) is None:  # a key given meanwhile by another way
-                self._taken[base] = (taken, n)
-                return candidate
 
     @_reports_damage
     def _held_from(self, base: str) -> set[str]:
