@@ -84,6 +84,7 @@ class Library:
             self.progress,
             self.settings.encoding,
             names={str(f.resolve()): name for f, name in self._named_files.items()},
+            ledger=self.settings.ledger,
         )
 
     @cached_property

@@ -114,8 +114,10 @@ class Store:
         progress: Progress | None = None,
         encoding: str | None = None,
         names: dict[str, str] | None = None,
+        ledger: str | None = None,
     ) -> None:
         self.root = root
+        self.ledger_url = ledger  # a team ledger's postgresql:// URL; None: the data folder's
         self.encoding = encoding
         self.names = names or {}  # resolved path -> the name its records show (its file name)
         self.looked: tuple[str, int] | None = None  # (instance, counter) as ``state`` read them
@@ -277,7 +279,23 @@ class Store:
             lock.release()
 
     def is_fresh(self, states: list[FileState]) -> bool:
-        return self._meta("parser") == PARSER_VERSION and not _stale(self.con, states)
+        return (
+            self._meta("parser") == PARSER_VERSION
+            and self._meta("ledger") == self.ledger_name
+            and not _stale(self.con, states)
+        )
+
+    @property
+    def ledger_name(self) -> str:
+        """Which ledger the records were keyed by: '' for the data folder's, else the team
+        ledger's URL without credentials (records keyed by another are refreshed)."""
+        from .ledger import is_server
+
+        if not is_server(self.ledger_url):
+            return ""
+        from .ledger.postgres import shown_url
+
+        return shown_url(str(self.ledger_url))
 
     def _stale_files(self, con: sqlite3.Connection) -> list[str]:
         """Corpus and metadata files that changed since the last refresh (nothing is written)."""
@@ -289,7 +307,7 @@ class Store:
         path = self.root / FILE_NAME
         out: dict[str, Any] = {
             "path": str(path),
-            "ledger": str(self.data_dir / "ledger.db"),
+            "ledger": self.ledger_name or str(self.data_dir / "ledger.db"),
             "files": len(self.files),
         }
         if not path.exists():
@@ -323,7 +341,7 @@ class Store:
     def ledger(self) -> IdentityLedger:
         from .ledger import open_ledger
 
-        return open_ledger(self.data_dir)
+        return open_ledger(self.data_dir, self.ledger_url)
 
     # --- reading ------------------------------------------------------------------------------
     #

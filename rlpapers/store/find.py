@@ -58,7 +58,7 @@ class SqlLookup(Lookup):
 
     def by_former(self, ref: str) -> Paper | None:
         path = self.store.data_dir / "ledger.db"
-        if not path.exists():
+        if not self.store.ledger_name and not path.exists():
             return None
         pid = self.store.ledger.resolve(ref)
         return self.by_id(pid) if pid else None

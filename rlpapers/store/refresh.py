@@ -391,6 +391,7 @@ class Refresh:
             self._prune_parses()
             self._set_meta("parser", PARSER_VERSION)
             self._set_meta("taught", "1")  # the ledger knows every text these records hold
+            self._set_meta("ledger", self.store.ledger_name)  # the ledger that keyed them
             self._set_meta("changes", identity.changes_digest)
             if not self.store._meta("instance"):
                 from . import new_instance

@@ -160,8 +160,13 @@ def is_server(url: str | None) -> bool:
     return bool(url) and str(url).lower().startswith(SERVER_SCHEMES)
 
 
-def open_ledger(folder: Path) -> IdentityLedger:
-    """The ledger of a data folder."""
+def open_ledger(folder: Path, url: str | None = None) -> IdentityLedger:
+    """The ledger of a data folder, or the team ledger on the server ``url`` names
+    (``postgresql://…``; the data folder then keeps only what it remembers of the server)."""
+    if is_server(url):
+        from .postgres import PostgresLedger
+
+        return PostgresLedger(str(url), folder)
     from .sqlite import SqliteLedger
 
     return SqliteLedger(folder)

@@ -1,0 +1,634 @@
+"""The identity ledger's PostgreSQL engine: one ledger for a whole team (``ledger:
+postgresql://…``), through psycopg 3 (the ``team`` extra).
+
+Tables, in the schema ``rlpapers`` of the database the URL names::
+
+    meta(name, value)     schema version, the ledger's instance id
+    papers(id, key, created, cid, print, file, ordinal, stamp)   as in the SQLite ledger
+    ids(alias, id)        content ids -> the paper that has it now
+    keys(lkey, key, id)   every key a paper has had, by its lower-case form -> the paper
+
+How members share it:
+
+- **One decision at a time.** A refresh assigns ids and keys inside ``exclusive``: one
+  transaction holding a transaction-level advisory lock (``pg_advisory_xact_lock``), so what
+  it read (which abstracts are new, which keys are free) is still true when it writes. Two
+  members adding the same paper at once get the same id and key: the second waits, then finds
+  the first one's paper. A client killed midway leaves nothing: the server rolls its
+  transaction back and lets the lock go. Unique keys (``lkey``) and ids are primary keys too.
+- **Writes are queued** inside a transaction and sent in batches (``executemany``, pipelined)
+  before the next read and at commit: a 75k first build makes a few hundred round trips, not
+  half a million.
+- **A member's first connection** brings the papers of their data folder's SQLite ledger in
+  (``import_local``): a paper the server knows by its id or any of its content ids keeps the
+  server's id and key, and the member's former key becomes one of its old keys (it still
+  resolves); a paper the server lacks comes in with its key, or the next free form of it.
+  Every key that changed for the member is kept in ``team.json`` in the data folder until
+  ``rlpapers keys`` has listed it. The local ledger itself is never changed. A ledger only
+  grows: nothing here deletes a row.
+- **Roles.** A role that may not write (a reader) reads and searches every paper already keyed;
+  places (file, position) are then not noted, and anything that needs a new key or id is one
+  line, exit 2.
+
+Credentials come from the URL, ``PGPASSFILE`` or the ``PG*`` environment variables (libpq's
+rules); rlpapers writes none, and no message shows a password (``shown_url``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from ...errors import LedgerError, LedgerOffline
+from ...keys import SAFE_KEY, key_suffix
+from ..identity import Version, hashes
+from . import IdentityLedger, PaperState
+
+#: The schema version, in step with the SQLite ledger's (``sqlite.VERSION``).
+VERSION = 3
+SCHEMA_NAME = "rlpapers"
+#: The advisory lock every writer of the ledger holds for its transaction ("rlpl").
+LOCK = 0x726C706C
+#: How long a member waits for another member's transaction (a big first import) to end.
+LOCK_WAIT_S = 600
+CONNECT_TIMEOUT_S = 10
+INSTALL = "pip install 'rlpapers[team]'"
+TEAM_FILE = "team.json"
+
+SCHEMA = f"""
+CREATE SCHEMA IF NOT EXISTS {SCHEMA_NAME};
+CREATE TABLE IF NOT EXISTS {SCHEMA_NAME}.meta (name text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS {SCHEMA_NAME}.papers (
+    id text PRIMARY KEY, key text NOT NULL, created text NOT NULL,
+    cid text, print bytea, file text, ordinal integer, stamp text);
+CREATE TABLE IF NOT EXISTS {SCHEMA_NAME}.ids (alias text PRIMARY KEY, id text NOT NULL);
+CREATE TABLE IF NOT EXISTS {SCHEMA_NAME}.keys (
+    lkey text COLLATE "C" PRIMARY KEY, key text NOT NULL, id text NOT NULL);
+CREATE INDEX IF NOT EXISTS keys_by_id ON {SCHEMA_NAME}.keys (id);
+"""
+#: Schema version -> the statements that bring a server ledger of that version to the next.
+UPGRADES: dict[int, str] = {}
+
+P = f"{SCHEMA_NAME}."  # table prefix
+
+
+def shown_url(url: str) -> str:
+    """The URL as messages show it: scheme, user, host, port and database; never a password
+    nor the query's parameters (a password may stand there too)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        user = f"{parts.username}@" if parts.username else ""
+    except ValueError:
+        return "postgresql://…"
+    query = parse_qs(parts.query)
+    if not host and "host" in query:
+        host = query["host"][0]
+    return f"{parts.scheme}://{user}{host}{port}{parts.path}"
+
+
+def _secrets(url: str) -> list[str]:
+    """The passwords a URL carries (in its user part or its query), longest first."""
+    found = []
+    try:
+        parts = urlsplit(url)
+        if parts.password:
+            found.append(parts.password)
+        found += parse_qs(parts.query).get("password", [])
+    except ValueError:
+        pass
+    return sorted({s for s in found if s}, key=len, reverse=True)
+
+
+class PostgresLedger(IdentityLedger):
+    """Ids and keys by paper in a PostgreSQL database shared by a team."""
+
+    def __init__(self, url: str, folder: Path) -> None:
+        super().__init__()
+        self.url = url
+        self.folder = folder
+        self.where = f"the team ledger {shown_url(url)}"
+        self._queue: list[tuple[str, tuple[Any, ...]]] = []
+        self._depth = 0  # nested transactions
+        self._keys: set[str] | None = None  # every key (lower case), read once per transaction
+        try:
+            import psycopg
+        except ImportError:
+            raise LedgerError(
+                f"a postgresql ledger needs psycopg, which is not installed: {INSTALL}"
+            ) from None
+        self._pg = psycopg
+        self.con = self._connect()
+        try:
+            with self.reporting_damage():
+                self._check_schema()
+                self.writable = self._may_write()
+                self.instance = self._meta("instance")
+                if self.writable:
+                    self.import_local()
+        except BaseException:
+            self.con.close()
+            raise
+
+    # --- connection and errors ----------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        options: dict[str, Any] = {"autocommit": True, "application_name": "rlpapers"}
+        if "connect_timeout" not in self.url:
+            options["connect_timeout"] = CONNECT_TIMEOUT_S
+        try:
+            return self._pg.connect(self.url, **options)
+        except self._pg.Error as error:
+            raise self._connect_error(error) from None
+
+    def _connect_error(self, error: Exception) -> LedgerError:
+        reason = self._reason(error)
+        lowered = reason.lower()
+        refused = ("password", "authentication", "does not exist", "permission denied", "ssl")
+        if any(word in lowered for word in refused) or isinstance(error, self._pg.ProgrammingError):
+            return LedgerError(f"cannot connect to {self.where}: {reason}")
+        return LedgerOffline(
+            f"cannot reach {self.where} ({reason}); nothing was written: commands that need "
+            "no new key still work on the papers already keyed here; run this one again when "
+            "the server is back"
+        )
+
+    def _reason(self, error: Exception) -> str:
+        """The first line of a server or libpq error, without any password or the URL."""
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        text = lines[0] if lines else type(error).__name__
+        for prefix in ("connection failed: ", "FATAL:  ", "ERROR:  "):
+            text = text.replace(prefix, "")
+        text = text.replace(self.url, shown_url(self.url))
+        for secret in _secrets(self.url):
+            text = text.replace(secret, "***")
+        return text
+
+    def _error(self, error: Exception) -> LedgerError:
+        """What an error met while using the ledger means, as one line."""
+        errors = self._pg.errors
+        reason = self._reason(error)
+        if isinstance(error, errors.LockNotAvailable):
+            return LedgerOffline(
+                f"{self.where} stayed locked by another member for {LOCK_WAIT_S} s; nothing "
+                "was written: run the command again"
+            )
+        if isinstance(error, self._pg.OperationalError):
+            return LedgerOffline(
+                f"lost {self.where} ({reason}); nothing was written: run the command again "
+                "when the server is back"
+            )
+        if isinstance(error, (errors.InsufficientPrivilege, errors.ReadOnlySqlTransaction)):
+            return self._unwritable(reason)
+        return LedgerError(f"{self.where} failed: {reason}")
+
+    def _unwritable(self, reason: str) -> LedgerError:
+        return LedgerError(
+            f"{self.where} cannot be written by this role ({reason}); nothing was written: "
+            "papers already keyed can be read and searched, new ones need a role that may "
+            "write the ledger"
+        )
+
+    def close(self) -> None:
+        self.con.close()
+
+    @contextmanager
+    def reporting_damage(self) -> Iterator[None]:
+        try:
+            yield
+        except self._pg.Error as error:
+            raise self._error(error) from None
+
+    # --- schema -------------------------------------------------------------------------------
+
+    def _meta(self, name: str) -> str | None:
+        row = self.con.execute(f"SELECT value FROM {P}meta WHERE name = %s", (name,)).fetchone()
+        return str(row[0]) if row else None
+
+    def _check_schema(self) -> None:
+        """Make the tables if the database has none; upgrade an older schema in place where
+        this role may; refuse a newer one or one that is not ours."""
+        errors = self._pg.errors
+        try:
+            found = self._meta("version")
+        except errors.UndefinedTable:
+            found = None
+        if found is None:
+            found = self._create()
+        if not found.isdigit():
+            raise LedgerError(f"{self.where} is not an rlpapers ledger (version {found[:20]!r})")
+        version = int(found)
+        if version > VERSION:
+            raise LedgerError(
+                f"{self.where} has schema {version}, from a newer rlpapers than this one "
+                f"(schema {VERSION}): upgrade rlpapers"
+            )
+        if version < VERSION:
+            self._upgrade(version)
+
+    def _create(self) -> str:
+        try:
+            with self.con.transaction():
+                self.con.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK,))
+                for statement in filter(str.strip, SCHEMA.split(";")):
+                    self.con.execute(statement)
+                self.con.execute(
+                    f"INSERT INTO {P}meta VALUES ('version', %s), ('instance', %s) "
+                    "ON CONFLICT (name) DO NOTHING",
+                    (str(VERSION), uuid.uuid4().hex),
+                )
+        except self._pg.errors.InsufficientPrivilege as error:
+            raise LedgerError(
+                f"{self.where} holds no rlpapers ledger yet, and this role may not make one "
+                f"({self._reason(error)}): run rlpapers once as the role that owns the database"
+            ) from None
+        return self._meta("version") or ""
+
+    def _upgrade(self, version: int) -> None:
+        try:
+            with self.con.transaction():
+                self.con.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK,))
+                found = int(self._meta("version") or version)
+                while found < VERSION:
+                    for statement in filter(str.strip, UPGRADES[found].split(";")):
+                        self.con.execute(statement)
+                    found += 1
+                self.con.execute(
+                    f"UPDATE {P}meta SET value = %s WHERE name = 'version'", (str(found),)
+                )
+        except (self._pg.errors.InsufficientPrivilege, KeyError) as error:
+            raise LedgerError(
+                f"{self.where} has schema {version}, from an older rlpapers, and this role "
+                f"may not upgrade it to schema {VERSION} "
+                f"({self._reason(error) if not isinstance(error, KeyError) else 'no upgrade'})"
+                ": run rlpapers once as the role that owns the database"
+            ) from None
+
+    def _may_write(self) -> bool:
+        """Whether this role may add papers and keys and note texts (a reader may not)."""
+        checks = " AND ".join(
+            f"has_table_privilege('{P}{table}', '{right}')"
+            for table, right in (
+                ("papers", "INSERT"),
+                ("papers", "UPDATE"),
+                ("ids", "INSERT"),
+                ("ids", "UPDATE"),
+                ("keys", "INSERT"),
+            )
+        )
+        row = self.con.execute(
+            f"SELECT {checks} AND current_setting('default_transaction_read_only') = 'off'"
+        ).fetchone()
+        return bool(row and row[0])
+
+    # --- transactions -------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction under the ledger's lock; inside another one (``exclusive``),
+        part of it. Queued writes are sent before it commits."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._taken, self._keys, self._queue = {}, None, []
+        try:
+            with self.reporting_damage(), self.con.transaction():
+                self.con.execute(f"SET LOCAL lock_timeout = '{LOCK_WAIT_S}s'")
+                self.con.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK,))
+                self._depth = 1
+                yield
+                self._flush()
+        finally:
+            self._depth = 0
+            self._taken, self._keys, self._queue = {}, None, []
+
+    def exclusive(self) -> AbstractContextManager[None]:
+        """One transaction under the ledger's lock, for a whole assignment of ids and keys."""
+        return self.transaction()
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        if not self._depth:
+            raise RuntimeError("a ledger write outside a transaction")
+        self._queue.append((sql, params))
+
+    def _flush(self) -> None:
+        """Send the queued writes, each run of one statement as one pipelined batch."""
+        queue, self._queue = self._queue, []
+        start = 0
+        with self.con.cursor() as cursor:
+            while start < len(queue):
+                sql = queue[start][0]
+                end = start
+                while end < len(queue) and queue[end][0] == sql:
+                    end += 1
+                cursor.executemany(sql, [params for _, params in queue[start:end]])
+                start = end
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self.reporting_damage():
+            if self._queue:
+                self._flush()
+            return list(self.con.execute(sql, params).fetchall())
+
+    def _needs_writing(self, what: str) -> None:
+        if not self.writable:
+            raise self._unwritable(f"{what} needs writing")
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def ids_of(self, aliases: Iterable[str]) -> dict[str, str]:
+        rows = self._read(f"SELECT alias, id FROM {P}ids WHERE alias = ANY(%s)", (list(aliases),))
+        return {str(alias): str(pid) for alias, pid in rows}
+
+    def keys_of(self, ids: Iterable[str]) -> dict[str, str]:
+        rows = self._read(f"SELECT id, key FROM {P}papers WHERE id = ANY(%s)", (list(ids),))
+        out = {}
+        for pid, key in rows:
+            if key and not SAFE_KEY.fullmatch(key):
+                raise LedgerError(f"{self.where}: {key[:40]!r} in papers is not a citation key")
+            out[str(pid)] = str(key)
+        return out
+
+    def holder(self, key: str) -> str | None:
+        rows = self._read(f"SELECT id FROM {P}keys WHERE lkey = lower(%s)", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def resolve(self, ref: str) -> str | None:
+        rows = self._read(
+            f"SELECT id FROM {P}papers WHERE id = %s UNION ALL "
+            f"SELECT id FROM {P}ids WHERE alias = %s UNION ALL "
+            f"SELECT id FROM {P}keys WHERE lkey = lower(%s) LIMIT 1",
+            (ref.lower(), ref.lower(), ref),
+        )
+        return str(rows[0][0]) if rows else None
+
+    def states_of(self, ids: Iterable[str]) -> dict[str, PaperState]:
+        rows = self._read(
+            f"SELECT id, cid, file, ordinal, print IS NOT NULL, stamp FROM {P}papers "
+            "WHERE id = ANY(%s)",
+            (list(set(ids)),),
+        )
+        return {
+            str(pid): PaperState(cid, file, ordinal, bool(printed), stamp)
+            for pid, cid, file, ordinal, printed, stamp in rows
+        }
+
+    def absent(self, present: set[str], where: Callable[[str, str | None], bool]) -> list[Version]:
+        scan = self._read(f"SELECT id, file, stamp FROM {P}papers WHERE print IS NOT NULL")
+        wanted = [
+            str(pid)
+            for pid, file, stamp in scan
+            if pid not in present and where(str(file or ""), stamp)
+        ]
+        if not wanted:
+            return []
+        rows = self._read(
+            f"SELECT id, file, ordinal, print FROM {P}papers WHERE id = ANY(%s)", (wanted,)
+        )
+        return [
+            Version(str(pid), file or "", ordinal or 0, hashes(bytes(print_)))
+            for pid, file, ordinal, print_ in rows
+        ]
+
+    def _held_from(self, base: str) -> set[str]:
+        """Every key (lower case) beginning with ``base``: all keys are read once per
+        transaction (one query, instead of one per new paper), which under the ledger's lock
+        stay true until it ends; keys given meanwhile are added as they are given."""
+        if self._keys is None:
+            self._keys = {str(k) for (k,) in self._read(f"SELECT lkey FROM {P}keys")}
+        low = base.lower()
+        return {k for k in self._keys if k.startswith(low)}
+
+    def free_key(self, base: str) -> str:
+        if not self._depth:
+            return super().free_key(base)
+        taken, n = self._taken.get(base) or (self._held_from(base), 0)
+        while True:
+            candidate = base + key_suffix(n)
+            n += 1
+            if candidate.lower() in taken:
+                continue
+            taken.add(candidate.lower())
+            self._taken[base] = (taken, n)
+            return candidate
+
+    # --- writing (inside a transaction) -------------------------------------------------------
+
+    def add_paper(self, paper_id: str, content_ids: Iterable[str]) -> None:
+        self._needs_writing("a new paper")
+        self._write(
+            f"INSERT INTO {P}papers (id, key, created) VALUES (%s, '', %s) "
+            "ON CONFLICT (id) DO NOTHING",
+            (paper_id, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+        )
+        self.add_aliases(paper_id, content_ids)
+
+    def add_aliases(self, paper_id: str, content_ids: Iterable[str]) -> None:
+        self._needs_writing("a new content id")
+        for cid in sorted({paper_id, *content_ids}):
+            self._write(
+                f"INSERT INTO {P}ids (alias, id) VALUES (%s, %s) ON CONFLICT (alias) DO NOTHING",
+                (cid, paper_id),
+            )
+
+    def give_key(self, paper_id: str, key: str) -> None:
+        self._needs_writing("a new key")
+        self._write(
+            f"INSERT INTO {P}keys (lkey, key, id) VALUES (lower(%s), %s, %s) "
+            "ON CONFLICT (lkey) DO NOTHING",
+            (key, key, paper_id),
+        )
+        self._write(f"UPDATE {P}papers SET key = %s WHERE id = %s", (key, paper_id))
+        if self._keys is not None:
+            self._keys.add(key.lower())
+        for taken, _ in self._taken.values():
+            taken.add(key.lower())
+
+    def note_text(
+        self,
+        paper_id: str,
+        cid: str,
+        print_: bytes,
+        file: str,
+        ordinal: int,
+        stamp: str | None = None,
+    ) -> None:
+        self._needs_writing("a paper's new text")
+        self._write(
+            f"UPDATE {P}papers SET cid = %s, print = %s, file = %s, ordinal = %s, stamp = %s "
+            "WHERE id = %s",
+            (cid, print_, file, ordinal, stamp, paper_id),
+        )
+        self._write(
+            f"INSERT INTO {P}ids (alias, id) VALUES (%s, %s) ON CONFLICT (alias) "
+            f"DO UPDATE SET id = excluded.id WHERE {P}ids.id <> excluded.id",
+            (cid, paper_id),
+        )
+
+    def note_place(self, paper_id: str, file: str, ordinal: int, stamp: str | None) -> None:
+        """Where a member last saw the paper: a hint for matching edits, not identity; a role
+        that may not write skips it."""
+        if not self.writable:
+            return
+        self._write(
+            f"UPDATE {P}papers SET file = %s, ordinal = %s, stamp = %s WHERE id = %s",
+            (file, ordinal, stamp, paper_id),
+        )
+
+    # --- a member's first connection ----------------------------------------------------------
+
+    def import_local(self) -> None:
+        """Bring the data folder's SQLite ledger in, once per server ledger (see the module's
+        notes); the keys that changed for the member wait in ``team.json``."""
+        from .sqlite import FILE_NAME
+
+        team = read_team(self.folder)
+        if not (self.folder / FILE_NAME).exists() or self.instance in team["imported"]:
+            return
+        local = _local_ledger(self.folder)
+        with self.transaction():
+            changes = self._merge(local)
+        team["imported"].append(self.instance)
+        team["changes"] += [c for c in changes if c not in team["changes"]]
+        write_team(self.folder, team)
+
+    def _merge(self, local: LocalLedger) -> list[dict[str, str]]:
+        aliases = [a for a, _ in local.ids] + [p[0] for p in local.papers]
+        server_ids = dict(
+            self._read(f"SELECT alias, id FROM {P}ids WHERE alias = ANY(%s)", (aliases,))
+        )
+        server_keys = dict(self._read(f"SELECT id, key FROM {P}papers"))
+        held = {str(k) for (k,) in self._read(f"SELECT lkey FROM {P}keys")}
+        aliases_of: dict[str, list[str]] = {}
+        for alias, pid in local.ids:
+            aliases_of.setdefault(pid, []).append(alias)
+        keys_of: dict[str, list[str]] = {}
+        for key, pid in local.keys:
+            keys_of.setdefault(pid, []).append(key)
+        changes = []
+        for pid, key, created, cid, print_, file, ordinal, stamp in local.papers:
+            mine = aliases_of.get(pid, [])
+            target = pid if pid in server_keys else None
+            for alias in ([cid] if cid else []) + mine:
+                target = target or server_ids.get(alias)
+            if target is None:  # new to the server: it comes in with its key, if free
+                target = pid
+                given = _free(key, held)
+                self._write(
+                    f"INSERT INTO {P}papers VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+                    "ON CONFLICT (id) DO NOTHING",
+                    (pid, given, created, cid, print_, file, ordinal, stamp),
+                )
+                server_keys[pid] = given
+                for mine_key in [given, *keys_of.get(pid, [])]:
+                    if mine_key.lower() not in held:
+                        held.add(mine_key.lower())
+                        self._write(
+                            f"INSERT INTO {P}keys VALUES (lower(%s), %s, %s) "
+                            "ON CONFLICT DO NOTHING",
+                            (mine_key, mine_key, pid),
+                        )
+            now = server_keys.get(target, "")
+            if key and now and now != key:
+                changes.append({"id": target, "old": key, "new": now})
+            for alias in {pid, *mine} - set(server_ids):
+                server_ids[alias] = target
+                self._write(
+                    f"INSERT INTO {P}ids VALUES (%s, %s) ON CONFLICT DO NOTHING", (alias, target)
+                )
+            for former in keys_of.get(pid, []):  # the member's former keys keep resolving
+                if former.lower() not in held:
+                    held.add(former.lower())
+                    self._write(
+                        f"INSERT INTO {P}keys VALUES (lower(%s), %s, %s) ON CONFLICT DO NOTHING",
+                        (former, former, target),
+                    )
+        return changes
+
+
+class LocalLedger:
+    """The rows of a data folder's SQLite ledger, read once for an import."""
+
+    def __init__(self, papers: list[Any], ids: list[Any], keys: list[Any]) -> None:
+        self.papers, self.ids, self.keys = papers, ids, keys
+
+
+def _local_ledger(folder: Path) -> LocalLedger:
+    from .sqlite import SqliteLedger
+
+    ledger = SqliteLedger(folder)
+    try:
+        with ledger.reporting_damage():
+            con = ledger.con
+            papers = con.execute(
+                "SELECT id, key, created, cid, print, file, ordinal, stamp FROM papers "
+                "ORDER BY rowid"
+            ).fetchall()
+            ids = con.execute("SELECT alias, id FROM ids").fetchall()
+            keys = con.execute("SELECT key, id FROM keys").fetchall()
+    finally:
+        ledger.close()
+    return LocalLedger(papers, ids, keys)
+
+
+def _free(key: str, held: set[str]) -> str:
+    """``key``, or the first of ``key`` + b, c, … that is not in ``held`` (lower case)."""
+    n = 0
+    while (key + key_suffix(n)).lower() in held:
+        n += 1
+    return key + key_suffix(n)
+
+
+# --- team.json: what a member's data folder remembers of the team ledger ----------------------
+
+
+def read_team(folder: Path) -> dict[str, Any]:
+    """``imported``: the server ledgers this data folder's ledger went into; ``changes``: the
+    keys that changed for the member then, until ``rlpapers keys`` listed them."""
+    path = folder / TEAM_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        data = {}
+    except (OSError, ValueError) as error:
+        raise LedgerError(f"{path} is unreadable ({error}): move it away") from None
+    if not isinstance(data, dict):
+        raise LedgerError(f"{path} is not what rlpapers wrote: move it away")
+    imported = data.get("imported") or []
+    changes = data.get("changes") or []
+    return {"imported": list(imported), "changes": list(changes)}
+
+
+def write_team(folder: Path, team: dict[str, Any]) -> None:
+    """``team.json``, written whole under another name and renamed into place."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / TEAM_FILE
+    temporary = folder / f".{TEAM_FILE}.{os.getpid()}.new"
+    with open(temporary, "w", encoding="utf-8") as out:
+        json.dump(team, out, indent=1, sort_keys=True)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temporary, path)
+
+
+def take_changes(folder: Path) -> list[dict[str, str]]:
+    """The keys that changed when this data folder's ledger joined a team ledger, once: they
+    are forgotten as they are handed out."""
+    team = read_team(folder)
+    if not team["changes"]:
+        return []
+    changes = team["changes"]
+    write_team(folder, {**team, "changes": []})
+    return [c for c in changes if isinstance(c, dict)]
