@@ -18,6 +18,8 @@ Tables::
                                tells an edit of it from a new paper
     ids(alias, id)             content ids (the hash of an abstract) -> the paper that has it now
     keys(key, id)              every key a paper has had (case-insensitive) -> the paper's id
+    old_keys(key, id, retired) the keys a paper had and no longer has, and when each was
+                               replaced: they still find the paper, an export never prints them
 
 A new ledger is made only where no ``ledger.db`` file (nor its journal) exists, and atomically:
 written under a temporary name, then linked into place, so a kill during the first run never
@@ -57,19 +59,28 @@ def _reports_damage(method: F) -> F:
 
 
 APP_ID = 0x726C706C  # "rlpl"
-VERSION = 3  # 2: papers.cid, print, file, ordinal; 3: papers.stamp (what matching an edit needs)
+VERSION = 4  # 2: papers.cid, print, file, ordinal; 3: papers.stamp (what matching an edit
+# needs); 4: old_keys
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS papers (id TEXT PRIMARY KEY, key TEXT NOT NULL, created TEXT NOT NULL,
                                    cid TEXT, print BLOB, file TEXT, ordinal INTEGER, stamp TEXT);
 CREATE TABLE IF NOT EXISTS ids (alias TEXT PRIMARY KEY, id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS keys (key TEXT PRIMARY KEY COLLATE NOCASE, id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS keys_by_id ON keys (id);
+CREATE TABLE IF NOT EXISTS old_keys (key TEXT PRIMARY KEY COLLATE NOCASE, id TEXT NOT NULL,
+                                     retired TEXT NOT NULL);
 """
 #: Schema version -> the script that brings a ledger of that version to the next one.
 UPGRADES = {
     1: "ALTER TABLE papers ADD COLUMN cid TEXT; ALTER TABLE papers ADD COLUMN print BLOB; "
     "ALTER TABLE papers ADD COLUMN file TEXT; ALTER TABLE papers ADD COLUMN ordinal INTEGER;",
     2: "ALTER TABLE papers ADD COLUMN stamp TEXT;",
+    # the keys a paper held before its current one (a metadata rename) become its old keys;
+    # when they were replaced is not known
+    3: "CREATE TABLE old_keys (key TEXT PRIMARY KEY COLLATE NOCASE, id TEXT NOT NULL, "
+    "retired TEXT NOT NULL); INSERT OR IGNORE INTO old_keys (key, id, retired) "
+    "SELECT keys.key, keys.id, '' FROM keys JOIN papers ON papers.id = keys.id "
+    "WHERE papers.key != keys.key COLLATE NOCASE;",
 }
 FILE_NAME = "ledger.db"
 
@@ -217,6 +228,16 @@ class SqliteLedger(IdentityLedger):
         return value
 
     @_reports_damage
+    def old_keys(self) -> dict[str, str]:
+        """Every old key (a key its paper had before its current one) -> the paper's id."""
+        found = dict(self.con.execute("SELECT key, id FROM old_keys"))
+        for key, pid in found.items():
+            if type(key) is not str or not SAFE_KEY.fullmatch(key):
+                raise self._damaged(f"{repr(key)[:40]} in table old_keys is not a citation key")
+            self._paper_id(pid, "old_keys")
+        return found
+
+    @_reports_damage
     def resolve(self, ref: str) -> str | None:
         """The paper id behind an id, a content id or any key the paper has had."""
         row = self.con.execute(
@@ -306,7 +327,16 @@ class SqliteLedger(IdentityLedger):
 
     @_reports_damage
     def give_key(self, paper_id: str, key: str) -> None:
-        """Make ``key`` the paper's current key; the caller checked that no other paper holds it."""
+        """Make ``key`` the paper's current key; the caller checked that no other paper holds it.
+        The key it had before, if any, becomes an old key of the paper."""
+        row = self.con.execute("SELECT key FROM papers WHERE id = ?", (paper_id,)).fetchone()
+        before = row[0] if row else ""
+        if before and str(before).lower() != key.lower():
+            self.con.execute(
+                "INSERT OR IGNORE INTO old_keys (key, id, retired) VALUES (?, ?, ?)",
+                (before, paper_id, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+            )
+        self.con.execute("DELETE FROM old_keys WHERE key = ?", (key,))  # a paper's own, back
         self.con.execute("INSERT OR IGNORE INTO keys (key, id) VALUES (?, ?)", (key, paper_id))
         self.con.execute("UPDATE papers SET key = ? WHERE id = ?", (key, paper_id))
 
