@@ -111,6 +111,11 @@ class Library:
         """(id, key, corpus file) of every paper."""
         return self.store.keys()
 
+    def joined_keys(self) -> list[tuple[str, str, str]]:
+        """(id, key before, key now) of the papers whose key the team ledger changed when this
+        data folder's ledger joined it; each is listed once."""
+        return self.store.joined_keys()
+
     def pin_keys(self) -> list[tuple[Path, int]]:
         """Write every paper's key into a ``keys.yaml`` beside its corpus file or folder, as the
         corpus names it (never into the bundled seeds), keeping what else the file holds;

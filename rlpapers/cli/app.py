@@ -875,7 +875,10 @@ def keys(
     """
     lib = library(ctx)
     if not pin:
-        render.keys(lib.keys(), fmt_of(format))
+        rows = lib.keys()
+        for pid, old, new in lib.joined_keys():
+            report(f"paper {pid}: the team ledger keys it {new} (it was {old} here)", "note")
+        render.keys(rows, fmt_of(format))
         return
     written = lib.pin_keys()
     for path, count in written:

@@ -465,6 +465,26 @@ class Store:
             )
         )
 
+    def joined_keys(self) -> list[tuple[str, str, str]]:
+        """(id, key before, key now) of the papers whose key changed when the data folder's
+        ledger joined the team ledger, and still differs (a pin may have brought it back):
+        each is listed once, then forgotten."""
+        from .ledger import is_server
+
+        if not is_server(self.ledger_url):
+            return []
+        from .ledger.postgres import take_changes
+
+        rows = self.keys()
+        self.ledger  # noqa: B018 - the first connection is what brings a ledger in
+        now = {pid: key for pid, key, _ in rows}
+        changes = take_changes(self.data_dir)
+        return [
+            (c["id"], c["old"], now[c["id"]])
+            for c in changes
+            if now.get(c["id"], c["old"]) != c["old"]
+        ]
+
     # --- lookups ------------------------------------------------------------------------------
 
     @cached_property

@@ -10,7 +10,7 @@ One interface (``IdentityLedger``), two engines:
   connected to it, so co-authors get the same id and key for the same paper. Needs psycopg 3
   (the ``team`` extra).
 
-Both keep the same tables (papers, ids, keys) and are used the same way by a refresh
+Both keep the same tables (papers, ids, keys, old keys) and are used the same way by a refresh
 (``refresh.Identities``): reads, then writes inside ``transaction``. ``exclusive`` wraps one
 whole assignment of ids and keys, so that what it read is still true when it writes: on a
 server shared between machines it is one transaction under a server-side lock; in the SQLite
@@ -85,6 +85,10 @@ class IdentityLedger(ABC):
     @abstractmethod
     def holder(self, key: str) -> str | None:
         """The paper that has (or once had) ``key``, compared without case."""
+
+    @abstractmethod
+    def old_keys(self) -> dict[str, str]:
+        """Every old key (a key its paper had before its current one) -> the paper's id."""
 
     @abstractmethod
     def resolve(self, ref: str) -> str | None:

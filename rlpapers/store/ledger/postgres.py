@@ -7,6 +7,7 @@ Tables, in the schema ``rlpapers`` of the database the URL names::
     papers(id, key, created, cid, print, file, ordinal, stamp)   as in the SQLite ledger
     ids(alias, id)        content ids -> the paper that has it now
     keys(lkey, key, id)   every key a paper has had, by its lower-case form -> the paper
+    old_keys(lkey, key, id, retired)  the keys a paper had and no longer has
 
 How members share it:
 
@@ -51,8 +52,8 @@ from ...keys import SAFE_KEY, key_suffix
 from ..identity import Version, hashes
 from . import IdentityLedger, PaperState
 
-#: The schema version, in step with the SQLite ledger's (``sqlite.VERSION``).
-VERSION = 3
+#: The schema version, in step with the SQLite ledger's (``sqlite.VERSION``); 4: old_keys.
+VERSION = 4
 SCHEMA_NAME = "rlpapers"
 #: The advisory lock every writer of the ledger holds for its transaction ("rlpl").
 LOCK = 0x726C706C
@@ -62,6 +63,10 @@ CONNECT_TIMEOUT_S = 10
 INSTALL = "pip install 'rlpapers[team]'"
 TEAM_FILE = "team.json"
 
+OLD_KEYS = (
+    f'CREATE TABLE IF NOT EXISTS {SCHEMA_NAME}.old_keys (lkey text COLLATE "C" PRIMARY KEY, '
+    "key text NOT NULL, id text NOT NULL, retired text NOT NULL)"
+)
 SCHEMA = f"""
 CREATE SCHEMA IF NOT EXISTS {SCHEMA_NAME};
 CREATE TABLE IF NOT EXISTS {SCHEMA_NAME}.meta (name text PRIMARY KEY, value text NOT NULL);
@@ -72,9 +77,15 @@ CREATE TABLE IF NOT EXISTS {SCHEMA_NAME}.ids (alias text PRIMARY KEY, id text NO
 CREATE TABLE IF NOT EXISTS {SCHEMA_NAME}.keys (
     lkey text COLLATE "C" PRIMARY KEY, key text NOT NULL, id text NOT NULL);
 CREATE INDEX IF NOT EXISTS keys_by_id ON {SCHEMA_NAME}.keys (id);
+{OLD_KEYS};
 """
 #: Schema version -> the statements that bring a server ledger of that version to the next.
-UPGRADES: dict[int, str] = {}
+UPGRADES: dict[int, str] = {
+    # the keys a paper held before its current one become its old keys (when: not known)
+    3: f"{OLD_KEYS}; INSERT INTO {SCHEMA_NAME}.old_keys (lkey, key, id, retired) "
+    f"SELECT k.lkey, k.key, k.id, '' FROM {SCHEMA_NAME}.keys k JOIN {SCHEMA_NAME}.papers p "
+    "ON p.id = k.id WHERE lower(p.key) <> k.lkey ON CONFLICT DO NOTHING",
+}
 
 P = f"{SCHEMA_NAME}."  # table prefix
 
@@ -324,17 +335,13 @@ class PostgresLedger(IdentityLedger):
         self._queue.append((sql, params))
 
     def _flush(self) -> None:
-        """Send the queued writes, each run of one statement as one pipelined batch."""
+        """Send the queued writes in order, in one pipeline (no wait for each answer)."""
         queue, self._queue = self._queue, []
-        start = 0
-        with self.con.cursor() as cursor:
-            while start < len(queue):
-                sql = queue[start][0]
-                end = start
-                while end < len(queue) and queue[end][0] == sql:
-                    end += 1
-                cursor.executemany(sql, [params for _, params in queue[start:end]])
-                start = end
+        if not queue:
+            return
+        with self.con.pipeline(), self.con.cursor() as cursor:
+            for sql, params in queue:
+                cursor.execute(sql, params)
 
     def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self.reporting_damage():
@@ -360,6 +367,10 @@ class PostgresLedger(IdentityLedger):
                 raise LedgerError(f"{self.where}: {key[:40]!r} in papers is not a citation key")
             out[str(pid)] = str(key)
         return out
+
+    def old_keys(self) -> dict[str, str]:
+        rows = self._read(f"SELECT key, id FROM {P}old_keys")
+        return {str(key): str(pid) for key, pid in rows}
 
     def holder(self, key: str) -> str | None:
         rows = self._read(f"SELECT id FROM {P}keys WHERE lkey = lower(%s)", (key,))
@@ -444,7 +455,16 @@ class PostgresLedger(IdentityLedger):
             )
 
     def give_key(self, paper_id: str, key: str) -> None:
+        """Make ``key`` the paper's current key; the key it had before, if any, becomes one of
+        its old keys (decided on the server, in order with the writes queued before)."""
         self._needs_writing("a new key")
+        self._write(
+            f"INSERT INTO {P}old_keys (lkey, key, id, retired) SELECT lower(key), key, id, %s "
+            f"FROM {P}papers WHERE id = %s AND key <> '' AND lower(key) <> lower(%s) "
+            "ON CONFLICT (lkey) DO NOTHING",
+            (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), paper_id, key),
+        )
+        self._write(f"DELETE FROM {P}old_keys WHERE lkey = lower(%s)", (key,))
         self._write(
             f"INSERT INTO {P}keys (lkey, key, id) VALUES (lower(%s), %s, %s) "
             "ON CONFLICT (lkey) DO NOTHING",
@@ -517,6 +537,7 @@ class PostgresLedger(IdentityLedger):
         keys_of: dict[str, list[str]] = {}
         for key, pid in local.keys:
             keys_of.setdefault(pid, []).append(key)
+        stamp_now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         changes = []
         for pid, key, created, cid, print_, file, ordinal, stamp in local.papers:
             mine = aliases_of.get(pid, [])
@@ -525,35 +546,36 @@ class PostgresLedger(IdentityLedger):
                 target = target or server_ids.get(alias)
             if target is None:  # new to the server: it comes in with its key, if free
                 target = pid
-                given = _free(key, held)
+                server_keys[pid] = _free(key, held) if key else ""
                 self._write(
                     f"INSERT INTO {P}papers VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
                     "ON CONFLICT (id) DO NOTHING",
-                    (pid, given, created, cid, print_, file, ordinal, stamp),
+                    (pid, server_keys[pid], created, cid, print_, file, ordinal, stamp),
                 )
-                server_keys[pid] = given
-                for mine_key in [given, *keys_of.get(pid, [])]:
-                    if mine_key.lower() not in held:
-                        held.add(mine_key.lower())
-                        self._write(
-                            f"INSERT INTO {P}keys VALUES (lower(%s), %s, %s) "
-                            "ON CONFLICT DO NOTHING",
-                            (mine_key, mine_key, pid),
-                        )
             now = server_keys.get(target, "")
             if key and now and now != key:
                 changes.append({"id": target, "old": key, "new": now})
-            for alias in {pid, *mine} - set(server_ids):
-                server_ids[alias] = target
-                self._write(
-                    f"INSERT INTO {P}ids VALUES (%s, %s) ON CONFLICT DO NOTHING", (alias, target)
-                )
-            for former in keys_of.get(pid, []):  # the member's former keys keep resolving
-                if former.lower() not in held:
-                    held.add(former.lower())
+            for alias in {pid, *mine}:
+                if alias not in server_ids:
+                    server_ids[alias] = target
                     self._write(
-                        f"INSERT INTO {P}keys VALUES (lower(%s), %s, %s) ON CONFLICT DO NOTHING",
-                        (former, former, target),
+                        f"INSERT INTO {P}ids VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                        (alias, target),
+                    )
+            # the paper's key and the member's former keys for it keep finding it
+            for held_key in dict.fromkeys([now, key, *keys_of.get(pid, [])]):
+                if not held_key or held_key.lower() in held:
+                    continue
+                held.add(held_key.lower())
+                self._write(
+                    f"INSERT INTO {P}keys VALUES (lower(%s), %s, %s) ON CONFLICT DO NOTHING",
+                    (held_key, held_key, target),
+                )
+                if held_key.lower() != now.lower():
+                    self._write(
+                        f"INSERT INTO {P}old_keys VALUES (lower(%s), %s, %s, %s) "
+                        "ON CONFLICT DO NOTHING",
+                        (held_key, held_key, target, stamp_now),
                     )
         return changes
 
