@@ -38,6 +38,7 @@ rules); rlpapers writes none, and no message shows a password (``shown_url``).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 import uuid
@@ -137,6 +138,9 @@ class PostgresLedger(IdentityLedger):
                 f"a postgresql ledger needs psycopg, which is not installed: {INSTALL}"
             ) from None
         self._pg = psycopg
+        # psycopg logs what it ignores while closing a lost connection: the error already
+        # raised is the one line a user sees
+        logging.getLogger("psycopg").addHandler(logging.NullHandler())
         self.con = self._connect()
         try:
             with self.reporting_damage():
@@ -152,7 +156,9 @@ class PostgresLedger(IdentityLedger):
     # --- connection and errors ----------------------------------------------------------------
 
     def _connect(self) -> Any:
-        options: dict[str, Any] = {"autocommit": True, "application_name": "rlpapers"}
+        # the process shows in pg_stat_activity, for an administrator (and the tests)
+        name = f"rlpapers/{os.getpid()}"
+        options: dict[str, Any] = {"autocommit": True, "application_name": name}
         if "connect_timeout" not in self.url:
             options["connect_timeout"] = CONNECT_TIMEOUT_S
         try:
