@@ -128,7 +128,7 @@ class PostgresLedger(IdentityLedger):
         self.url = url
         self.folder = folder
         self.where = f"the team ledger {shown_url(url)}"
-        self._queue: list[tuple[str, tuple[Any, ...]]] = []
+        self._queue: list[tuple[str, Any]] = []
         self._depth = 0  # nested transactions
         self._keys: set[str] | None = None  # every key (lower case), read once per transaction
         try:
@@ -335,19 +335,23 @@ class PostgresLedger(IdentityLedger):
         """One transaction under the ledger's lock, for a whole assignment of ids and keys."""
         return self.transaction()
 
-    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+    def _write(self, sql: str, params: tuple[Any, ...] | dict[str, Any]) -> None:
         if not self._depth:
             raise RuntimeError("a ledger write outside a transaction")
         self._queue.append((sql, params))
 
     def _flush(self) -> None:
-        """Send the queued writes in order, in one pipeline (no wait for each answer)."""
+        """Send the queued writes in order, each run of one statement as one ``executemany``
+        (pipelined: no wait for each answer)."""
         queue, self._queue = self._queue, []
-        if not queue:
-            return
-        with self.con.pipeline(), self.con.cursor() as cursor:
-            for sql, params in queue:
-                cursor.execute(sql, params)
+        start = 0
+        with self.con.cursor() as cursor:
+            while start < len(queue):
+                sql, end = queue[start][0], start + 1
+                while end < len(queue) and queue[end][0] == sql:
+                    end += 1
+                cursor.executemany(sql, [params for _, params in queue[start:end]])
+                start = end
 
     def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self.reporting_damage():
@@ -420,67 +424,75 @@ class PostgresLedger(IdentityLedger):
         ]
 
     def _held_from(self, base: str) -> set[str]:
-        """Every key (lower case) beginning with ``base``: all keys are read once per
-        transaction (one query, instead of one per new paper), which under the ledger's lock
-        stay true until it ends; keys given meanwhile are added as they are given."""
+        low = base.lower()
+        return {k for k in self._all_keys() if k.startswith(low)}
+
+    def _all_keys(self) -> set[str]:
+        """Every key (lower case) any paper holds or held: read once per transaction (one
+        query instead of one per new paper); under the ledger's lock it stays true until the
+        transaction ends, with the keys given meanwhile added as they are given."""
         if self._keys is None:
             self._keys = {str(k) for (k,) in self._read(f"SELECT lkey FROM {P}keys")}
-        low = base.lower()
-        return {k for k in self._keys if k.startswith(low)}
+        return self._keys
 
     def free_key(self, base: str) -> str:
+        """As ``IdentityLedger.free_key``, against the set of every key read once (inside a
+        transaction; outside one, a key could be given meanwhile, so the server is asked)."""
         if not self._depth:
             return super().free_key(base)
-        taken, n = self._taken.get(base) or (self._held_from(base), 0)
-        while True:
-            candidate = base + key_suffix(n)
+        held = self._all_keys()
+        _, n = self._taken.get(base) or (set(), 0)
+        while (base + key_suffix(n)).lower() in held:
             n += 1
-            if candidate.lower() in taken:
-                continue
-            taken.add(candidate.lower())
-            self._taken[base] = (taken, n)
-            return candidate
+        self._taken[base] = (set(), n + 1)
+        held.add((base + key_suffix(n)).lower())  # given by the caller next
+        return base + key_suffix(n)
 
     # --- writing (inside a transaction) -------------------------------------------------------
+    #
+    # One statement per call (data-modifying CTEs where a call touches several tables), so that
+    # a refresh's calls of one kind come in runs that ``_flush`` sends as one ``executemany``.
 
     def add_paper(self, paper_id: str, content_ids: Iterable[str]) -> None:
         self._needs_writing("a new paper")
         self._write(
-            f"INSERT INTO {P}papers (id, key, created) VALUES (%s, '', %s) "
-            "ON CONFLICT (id) DO NOTHING",
-            (paper_id, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+            f"WITH paper AS (INSERT INTO {P}papers (id, key, created) VALUES (%s, '', %s) "
+            "ON CONFLICT (id) DO NOTHING) "
+            f"INSERT INTO {P}ids (alias, id) SELECT unnest(%s::text[]), %s "
+            "ON CONFLICT (alias) DO NOTHING",
+            (
+                paper_id,
+                time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                sorted({paper_id, *content_ids}),
+                paper_id,
+            ),
         )
-        self.add_aliases(paper_id, content_ids)
 
     def add_aliases(self, paper_id: str, content_ids: Iterable[str]) -> None:
         self._needs_writing("a new content id")
-        for cid in sorted({paper_id, *content_ids}):
-            self._write(
-                f"INSERT INTO {P}ids (alias, id) VALUES (%s, %s) ON CONFLICT (alias) DO NOTHING",
-                (cid, paper_id),
-            )
+        self._write(
+            f"INSERT INTO {P}ids (alias, id) SELECT unnest(%s::text[]), %s "
+            "ON CONFLICT (alias) DO NOTHING",
+            (sorted({paper_id, *content_ids}), paper_id),
+        )
 
     def give_key(self, paper_id: str, key: str) -> None:
         """Make ``key`` the paper's current key; the key it had before, if any, becomes one of
-        its old keys (decided on the server, in order with the writes queued before)."""
+        its old keys (read on the server, in order with the writes queued before)."""
         self._needs_writing("a new key")
         self._write(
-            f"INSERT INTO {P}old_keys (lkey, key, id, retired) SELECT lower(key), key, id, %s "
-            f"FROM {P}papers WHERE id = %s AND key <> '' AND lower(key) <> lower(%s) "
-            "ON CONFLICT (lkey) DO NOTHING",
-            (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), paper_id, key),
+            f"WITH before AS (SELECT key FROM {P}papers WHERE id = %(id)s), "
+            f"old AS (INSERT INTO {P}old_keys (lkey, key, id, retired) "
+            "SELECT lower(key), key, %(id)s, %(now)s FROM before "
+            "WHERE key <> '' AND lower(key) <> lower(%(key)s) ON CONFLICT (lkey) DO NOTHING), "
+            f"back AS (DELETE FROM {P}old_keys WHERE lkey = lower(%(key)s)), "
+            f"held AS (INSERT INTO {P}keys (lkey, key, id) VALUES (lower(%(key)s), %(key)s, "
+            "%(id)s) ON CONFLICT (lkey) DO NOTHING) "
+            f"UPDATE {P}papers SET key = %(key)s WHERE id = %(id)s",
+            {"id": paper_id, "key": key, "now": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
         )
-        self._write(f"DELETE FROM {P}old_keys WHERE lkey = lower(%s)", (key,))
-        self._write(
-            f"INSERT INTO {P}keys (lkey, key, id) VALUES (lower(%s), %s, %s) "
-            "ON CONFLICT (lkey) DO NOTHING",
-            (key, key, paper_id),
-        )
-        self._write(f"UPDATE {P}papers SET key = %s WHERE id = %s", (key, paper_id))
         if self._keys is not None:
             self._keys.add(key.lower())
-        for taken, _ in self._taken.values():
-            taken.add(key.lower())
 
     def note_text(
         self,
@@ -493,14 +505,18 @@ class PostgresLedger(IdentityLedger):
     ) -> None:
         self._needs_writing("a paper's new text")
         self._write(
-            f"UPDATE {P}papers SET cid = %s, print = %s, file = %s, ordinal = %s, stamp = %s "
-            "WHERE id = %s",
-            (cid, print_, file, ordinal, stamp, paper_id),
-        )
-        self._write(
-            f"INSERT INTO {P}ids (alias, id) VALUES (%s, %s) ON CONFLICT (alias) "
+            f"WITH paper AS (UPDATE {P}papers SET cid = %(cid)s, print = %(print)s, "
+            "file = %(file)s, ordinal = %(ordinal)s, stamp = %(stamp)s WHERE id = %(id)s) "
+            f"INSERT INTO {P}ids (alias, id) VALUES (%(cid)s, %(id)s) ON CONFLICT (alias) "
             f"DO UPDATE SET id = excluded.id WHERE {P}ids.id <> excluded.id",
-            (cid, paper_id),
+            {
+                "id": paper_id,
+                "cid": cid,
+                "print": print_,
+                "file": file,
+                "ordinal": ordinal,
+                "stamp": stamp,
+            },
         )
 
     def note_place(self, paper_id: str, file: str, ordinal: int, stamp: str | None) -> None:
