@@ -8,6 +8,7 @@ import os
 import shutil
 import sqlite3
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -233,6 +234,31 @@ def test_a_server_that_is_down_at_start_is_one_line_exit_3(pg_url, monkeypatch):
     line = _one_line(run("list", code=3).stderr, _password(pg_url))
     assert "cannot reach the team ledger" in line
     assert not list(Path(os.environ["RLPAPERS_INDEX_DIR"]).rglob("store.db")) or _no_records()
+
+
+def test_offline_what_is_keyed_is_read_and_searched_and_nothing_new_keyed(tmp_path, pg_url):
+    from urllib.parse import parse_qs, urlsplit
+
+    real = Path(parse_qs(urlsplit(pg_url).query)["host"][0])
+    folder = Path(tempfile.mkdtemp(prefix="rlsock-"))  # short: a socket path has ~100 bytes
+    socket = folder / ".s.PGSQL.5432"
+    socket.symlink_to(real / ".s.PGSQL.5432")
+    url = pg_url.replace(f"host={real}", f"host={folder}")
+    os.environ["RLPAPERS_LEDGER"] = url
+    corpus = write_corpus(tmp_path / "corpus", range(6))
+    listed = run("--corpus", corpus, "list").stdout
+    key = listed.splitlines()[0].split("\t")[1]
+    socket.unlink()  # the server is out of reach now
+    try:
+        assert run("--corpus", corpus, "list").stdout == listed
+        assert key in run("--corpus", corpus, "search", "w0q3").stdout
+        assert run("--corpus", corpus, "show", key).stdout
+        assert key in run("--corpus", corpus, "keys").stdout
+        write_corpus(corpus, range(6, 7), name="new.txt")
+        line = _one_line(run("--corpus", corpus, "list", code=3).stderr, _password(pg_url))
+        assert "cannot reach the team ledger" in line
+    finally:
+        shutil.rmtree(folder)
 
 
 def _password(url: str) -> str:

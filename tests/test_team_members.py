@@ -22,10 +22,10 @@ from .test_team_ledger import write_corpus
 
 pytestmark = pytest.mark.slow
 
-PER_FILE = 25
+PER_FILE = 12
 FILES = 8
 OWN = 10_000  # the first paper of a member's own, bigger corpus
-MANY = 1500  # its size: long enough a transaction to be caught inside
+MANY = 1000  # its size: long enough a transaction to be caught inside
 
 
 def _member(root: Path, n: int, files: list[int], own: int = 0) -> dict[str, Path]:

@@ -475,9 +475,9 @@ class Store:
             return []
         from .ledger.postgres import take_changes
 
-        rows = self.keys()
-        self.ledger  # noqa: B018 - the first connection is what brings a ledger in
-        now = {pid: key for pid, key, _ in rows}
+        # a refresh (a ledger the records were not keyed by) opens the ledger, and its first
+        # connection brings the data folder's ledger in; fresh records need no server
+        now = {pid: key for pid, key, _ in self.keys()}
         changes = take_changes(self.data_dir)
         return [
             (c["id"], c["old"], now[c["id"]])
