@@ -83,6 +83,10 @@ def _shared(n: int) -> list[int]:
 
 
 def test_eight_members_at_once_get_one_map_with_no_key_twice(tmp_path, pg_url):
+    # a server whose transactions read one snapshot from their first statement: the lock must
+    # be taken before anything is read
+    name = pg_url.split("?")[0].rsplit("/", 1)[1]
+    admin(pg_url, f"ALTER DATABASE {name} SET default_transaction_isolation = 'repeatable read'")
     members = [_member(tmp_path, n, _shared(n)) for n in range(8)]
     processes = [_start(member, pg_url) for member in members]
     maps = [_keys(process) for process in processes]

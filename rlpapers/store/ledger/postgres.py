@@ -162,9 +162,13 @@ class PostgresLedger(IdentityLedger):
         if "connect_timeout" not in self.url:
             options["connect_timeout"] = CONNECT_TIMEOUT_S
         try:
-            return self._pg.connect(self.url, **options)
+            con = self._pg.connect(self.url, **options)
         except self._pg.Error as error:
             raise self._connect_error(error) from None
+        # each statement sees what the member before committed, once the lock is taken (a
+        # server whose default is REPEATABLE READ or SERIALIZABLE would read from before it)
+        con.isolation_level = self._pg.IsolationLevel.READ_COMMITTED
+        return con
 
     def _connect_error(self, error: Exception) -> LedgerError:
         reason = self._reason(error)
@@ -197,6 +201,11 @@ class PostgresLedger(IdentityLedger):
             return LedgerOffline(
                 f"{self.where} stayed locked by another member for {LOCK_WAIT_S} s; nothing "
                 "was written: run the command again"
+            )
+        if isinstance(error, errors.TransactionRollback):  # serialization failure, deadlock
+            return LedgerOffline(
+                f"{self.where} was changed by another member at the same time ({reason}); "
+                "nothing was written: run the command again"
             )
         if isinstance(error, self._pg.OperationalError):
             return LedgerOffline(
