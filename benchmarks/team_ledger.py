@@ -3,13 +3,15 @@
     pip install -e '.[test,bench]'
     python benchmarks/team_ledger.py                    # 10k first build, 8 members on 10k
     python benchmarks/team_ledger.py --sizes 10000 75000 --members 8
+    python benchmarks/team_ledger.py --sizes 0 --members 8    # only the members
 
 1. A first build (``rlpapers keys`` on a fresh data and index folder: hash, parse, give ids and
    keys, write the records) of each size, with the SQLite ledger and with the ledger on the
    server, alternating in one run (``--rounds`` each, the median reported).
 2. ``--members`` processes at once, each with its own data and index folder and a corpus of
    60% of the 10k corpus's monthly files (chosen with a fixed seed, so they overlap), against
-   one server ledger; then the same members each with their own SQLite ledger. Checked: every
+   one server ledger, and the same members each with their own SQLite ledger (``--rounds``
+   each, the engines alternating). Checked: every
    member ends with the server's id -> key map, no key is given twice, no paper is lost.
 
 A throwaway server is started in a temporary folder with ``.ci/pg-server`` (fsync on, as a
@@ -97,12 +99,26 @@ def builds(corpus: Path, work: Path, server: str, rounds: int) -> dict[str, Any]
     return {"seconds": times, "median": medians, "ratio": medians["postgresql"] / medians["sqlite"]}
 
 
-def members(corpus: Path, work: Path, server: str, count: int) -> dict[str, Any]:
+def members(corpus: Path, work: Path, server: str, count: int, rounds: int) -> dict[str, Any]:
+    """``count`` members at once, ``rounds`` times per engine, the engines alternating."""
+    out: dict[str, Any] = {"rounds": []}
+    for n in range(rounds):
+        order = ("postgresql", "sqlite") if n % 2 == 0 else ("sqlite", "postgresql")
+        out["rounds"].append(members_once(corpus, work, server, count, order))
+    for engine in ("postgresql", "sqlite"):
+        walls = [found[engine]["wall_s"] for found in out["rounds"]]
+        out[f"{engine}_median_wall_s"] = statistics.median(walls)
+    return out
+
+
+def members_once(
+    corpus: Path, work: Path, server: str, count: int, order: tuple[str, ...]
+) -> dict[str, Any]:
     files = sorted(corpus.glob("*.txt"))
     rng = random.Random(31)
     chosen = [sorted(rng.sample(files, max(1, round(len(files) * 0.6)))) for _ in range(count)]
     out: dict[str, Any] = {"files": len(files), "per_member_files": len(chosen[0])}
-    for engine in ("postgresql", "sqlite"):
+    for engine in order:
         ledger = database(server) if engine == "postgresql" else None
         folder = work / f"members-{engine}"
         began = time.perf_counter()
@@ -158,14 +174,14 @@ def main() -> None:
                 raise SystemExit(f"no server could be started: {found.stderr}")
             server = found.stdout.strip()
         results: dict[str, Any] = {"builds": {}}
-        for size in args.sizes:
+        for size in [s for s in args.sizes if s]:
             corpus = write_corpus(records, args.out / f"corpus-{size}", size)
             print(f"first build, {size} records…", file=sys.stderr)
             results["builds"][str(size)] = builds(corpus, work, server, args.rounds)
         if args.members:
             corpus = write_corpus(records, args.out / "corpus-10000", 10_000)
             print(f"{args.members} members on 10000 records…", file=sys.stderr)
-            results["members"] = members(corpus, work, server, args.members)
+            results["members"] = members(corpus, work, server, args.members, args.rounds)
     finally:
         if not args.server:
             subprocess.run(["bash", str(ROOT / ".ci" / "pg-server"), "stop", str(server_dir)])
