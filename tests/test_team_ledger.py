@@ -122,6 +122,22 @@ def test_the_config_file_names_the_team_ledger(tmp_path, monkeypatch, pg_url):
     assert dict(rows) == keys
 
 
+def test_the_ledger_option_names_the_team_ledger_and_config_shows_it(tmp_path, pg_url):
+    os.environ.pop("RLPAPERS_LEDGER")
+    corpus = write_corpus(tmp_path / "corpus", range(3))
+    listed = run("keys", "--corpus", corpus, "--ledger", pg_url).stdout  # after the command too
+    served = dict(admin(pg_url, "SELECT id, key FROM rlpapers.papers"))
+    assert {line.split("\t")[0]: line.split("\t")[1] for line in listed.splitlines()} == served
+    assert not (_data() / "ledger.db").exists()
+    shown = run("--ledger", pg_url, "config", "--format", "tsv").stdout
+    (row,) = [line for line in shown.splitlines() if line.startswith("ledger\t")]
+    where, origin = row.split("\t")[1:]
+    database = pg_url.split("?")[0].rsplit("/", 1)[1]
+    assert where.startswith("postgresql://postgres@") and where.endswith(f"/{database}")
+    assert origin == "--ledger"
+    assert _password(pg_url) not in shown
+
+
 def test_without_psycopg_a_team_ledger_is_one_line_with_the_install_hint(monkeypatch):
     monkeypatch.setenv("RLPAPERS_LEDGER", "postgresql://me:hunter2@localhost/lab")
     monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg raises ImportError
