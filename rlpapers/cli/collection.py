@@ -96,7 +96,7 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
 def _ledger_row(settings: "Settings") -> tuple[str, str, str]:
     """Where the identity ledger is: a team ledger's URL (without password), else the file."""
     if settings.ledger:
-        from ..store.ledger.postgres import shown_url
+        from ..store.ledger.team import shown_url
 
         return ("ledger", shown_url(settings.ledger), settings.origin["ledger"])
     return ("ledger", str(settings.data_dir / "ledger.db"), settings.origin["data_dir"])

@@ -289,7 +289,7 @@ class Store(Reads):
 
         if not is_server(self.ledger_url):
             return ""
-        from .ledger.postgres import shown_url
+        from .ledger.team import shown_url
 
         return shown_url(str(self.ledger_url))
 

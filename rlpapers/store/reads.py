@@ -179,7 +179,7 @@ class Reads:
 
         if not is_server(self.ledger_url):
             return []
-        from .ledger.postgres import take_changes
+        from .ledger.team import take_changes
 
         # a refresh (a ledger the records were not keyed by) opens the ledger, and its first
         # connection brings the data folder's ledger in; fresh records need no server

@@ -17,27 +17,17 @@ How members share it:
   members adding the same paper at once get the same id and key: the second waits, then finds
   the first one's paper. A client killed midway leaves nothing: the server rolls its
   transaction back and lets the lock go. Unique keys (``lkey``) and ids are primary keys too.
-- **Writes are queued** inside a transaction and sent in batches (``executemany``, pipelined)
-  before the next read and at commit: a 75k first build makes a few hundred round trips, not
-  half a million.
+- **Writes are queued** in a transaction and sent as pipelined ``executemany`` runs before the
+  next read and at commit: a few round trips per refresh, not several per paper.
 - **A member's first connection** brings the papers of their data folder's SQLite ledger in
-  (``import_local``): a paper the server knows by its id or any of its content ids keeps the
-  server's id and key, and the member's former key becomes one of its old keys (it still
-  resolves); a paper the server lacks comes in with its key, or the next free form of it.
-  Every key that changed for the member is kept in ``team.json`` in the data folder until
-  ``rlpapers keys`` has listed it. The local ledger itself is never changed. A ledger only
-  grows: nothing here deletes a row.
-- **Roles.** A role that may not write (a reader) reads and searches every paper already keyed;
-  places (file, position) are then not noted, and anything that needs a new key or id is one
-  line, exit 2.
-
-Credentials come from the URL, ``PGPASSFILE`` or the ``PG*`` environment variables (libpq's
-rules); rlpapers writes none, and no message shows a password (``shown_url``).
+  (``team.join``), the server's keys winning. A ledger only grows: nothing here deletes a row.
+- **Roles.** A reader (a role that may not write) reads every paper already keyed; places are
+  then not noted, and what needs a new key or id is one line, exit 2. No message shows a
+  password (``team.shown_url``).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -46,12 +36,12 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from ...errors import LedgerError, LedgerOffline
 from ...keys import SAFE_KEY, key_suffix
 from ..identity import Version, hashes
 from . import IdentityLedger, PaperState
+from .team import join, secrets, shown_url
 
 #: The schema version, in step with the SQLite ledger's (``sqlite.VERSION``); 4: old_keys.
 VERSION = 4
@@ -62,7 +52,6 @@ LOCK = 0x726C706C
 LOCK_WAIT_S = 600
 CONNECT_TIMEOUT_S = 10
 INSTALL = "pip install 'rlpapers[team]'"
-TEAM_FILE = "team.json"
 
 OLD_KEYS = (
     f'CREATE TABLE IF NOT EXISTS {SCHEMA_NAME}.old_keys (lkey text COLLATE "C" PRIMARY KEY, '
@@ -89,35 +78,6 @@ UPGRADES: dict[int, str] = {
 }
 
 P = f"{SCHEMA_NAME}."  # table prefix
-
-
-def shown_url(url: str) -> str:
-    """The URL as messages show it: scheme, user, host, port and database; never a password
-    nor the query's parameters (a password may stand there too)."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-        user = f"{parts.username}@" if parts.username else ""
-    except ValueError:
-        return "postgresql://…"
-    query = parse_qs(parts.query)
-    if not host and "host" in query:
-        host = query["host"][0]
-    return f"{parts.scheme}://{user}{host}{port}{parts.path}"
-
-
-def _secrets(url: str) -> list[str]:
-    """The passwords a URL carries (in its user part or its query), longest first."""
-    found = []
-    try:
-        parts = urlsplit(url)
-        if parts.password:
-            found.append(parts.password)
-        found += parse_qs(parts.query).get("password", [])
-    except ValueError:
-        pass
-    return sorted({s for s in found if s}, key=len, reverse=True)
 
 
 class PostgresLedger(IdentityLedger):
@@ -148,7 +108,7 @@ class PostgresLedger(IdentityLedger):
                 self.writable = self._may_write()
                 self.instance = self._meta("instance")
                 if self.writable:
-                    self.import_local()
+                    join(self)
         except BaseException:
             self.con.close()
             raise
@@ -189,7 +149,7 @@ class PostgresLedger(IdentityLedger):
         for prefix in ("connection failed: ", "FATAL:  ", "ERROR:  "):
             text = text.replace(prefix, "")
         text = text.replace(self.url, shown_url(self.url))
-        for secret in _secrets(self.url):
+        for secret in secrets(self.url):
             text = text.replace(secret, "***")
         return text
 
@@ -537,151 +497,3 @@ class PostgresLedger(IdentityLedger):
             f"UPDATE {P}papers SET file = %s, ordinal = %s, stamp = %s WHERE id = %s",
             (file, ordinal, stamp, paper_id),
         )
-
-    # --- a member's first connection ----------------------------------------------------------
-
-    def import_local(self) -> None:
-        """Bring the data folder's SQLite ledger in, once per server ledger (see the module's
-        notes); the keys that changed for the member wait in ``team.json``."""
-        from .sqlite import FILE_NAME
-
-        team = read_team(self.folder)
-        if not (self.folder / FILE_NAME).exists() or self.instance in team["imported"]:
-            return
-        local = _local_ledger(self.folder)
-        with self.transaction():
-            changes = self._merge(local)
-        team["imported"].append(self.instance)
-        team["changes"] += [c for c in changes if c not in team["changes"]]
-        write_team(self.folder, team)
-
-    def _merge(self, local: LocalLedger) -> list[dict[str, str]]:
-        aliases = [a for a, _ in local.ids] + [p[0] for p in local.papers]
-        server_ids = dict(
-            self._read(f"SELECT alias, id FROM {P}ids WHERE alias = ANY(%s)", (aliases,))
-        )
-        server_keys = dict(self._read(f"SELECT id, key FROM {P}papers"))
-        held = {str(k) for (k,) in self._read(f"SELECT lkey FROM {P}keys")}
-        aliases_of: dict[str, list[str]] = {}
-        for alias, pid in local.ids:
-            aliases_of.setdefault(pid, []).append(alias)
-        keys_of: dict[str, list[str]] = {}
-        for key, pid in local.keys:
-            keys_of.setdefault(pid, []).append(key)
-        stamp_now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        changes = []
-        for pid, key, created, cid, print_, file, ordinal, stamp in local.papers:
-            mine = aliases_of.get(pid, [])
-            target = pid if pid in server_keys else None
-            for alias in ([cid] if cid else []) + mine:
-                target = target or server_ids.get(alias)
-            if target is None:  # new to the server: it comes in with its key, if free
-                target = pid
-                server_keys[pid] = _free(key, held) if key else ""
-                self._write(
-                    f"INSERT INTO {P}papers VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT (id) DO NOTHING",
-                    (pid, server_keys[pid], created, cid, print_, file, ordinal, stamp),
-                )
-            now = server_keys.get(target, "")
-            if key and now and now != key:
-                changes.append({"id": target, "old": key, "new": now})
-            for alias in {pid, *mine}:
-                if alias not in server_ids:
-                    server_ids[alias] = target
-                    self._write(
-                        f"INSERT INTO {P}ids VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                        (alias, target),
-                    )
-            # the paper's key and the member's former keys for it keep finding it
-            for held_key in dict.fromkeys([now, key, *keys_of.get(pid, [])]):
-                if not held_key or held_key.lower() in held:
-                    continue
-                held.add(held_key.lower())
-                self._write(
-                    f"INSERT INTO {P}keys VALUES (lower(%s), %s, %s) ON CONFLICT DO NOTHING",
-                    (held_key, held_key, target),
-                )
-                if held_key.lower() != now.lower():
-                    self._write(
-                        f"INSERT INTO {P}old_keys VALUES (lower(%s), %s, %s, %s) "
-                        "ON CONFLICT DO NOTHING",
-                        (held_key, held_key, target, stamp_now),
-                    )
-        return changes
-
-
-class LocalLedger:
-    """The rows of a data folder's SQLite ledger, read once for an import."""
-
-    def __init__(self, papers: list[Any], ids: list[Any], keys: list[Any]) -> None:
-        self.papers, self.ids, self.keys = papers, ids, keys
-
-
-def _local_ledger(folder: Path) -> LocalLedger:
-    from .sqlite import SqliteLedger
-
-    ledger = SqliteLedger(folder)
-    try:
-        with ledger.reporting_damage():
-            con = ledger.con
-            papers = con.execute(
-                "SELECT id, key, created, cid, print, file, ordinal, stamp FROM papers "
-                "ORDER BY rowid"
-            ).fetchall()
-            ids = con.execute("SELECT alias, id FROM ids").fetchall()
-            keys = con.execute("SELECT key, id FROM keys").fetchall()
-    finally:
-        ledger.close()
-    return LocalLedger(papers, ids, keys)
-
-
-def _free(key: str, held: set[str]) -> str:
-    """``key``, or the first of ``key`` + b, c, … that is not in ``held`` (lower case)."""
-    n = 0
-    while (key + key_suffix(n)).lower() in held:
-        n += 1
-    return key + key_suffix(n)
-
-
-# --- team.json: what a member's data folder remembers of the team ledger ----------------------
-
-
-def read_team(folder: Path) -> dict[str, Any]:
-    """``imported``: the server ledgers this data folder's ledger went into; ``changes``: the
-    keys that changed for the member then, until ``rlpapers keys`` listed them."""
-    path = folder / TEAM_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        data = {}
-    except (OSError, ValueError) as error:
-        raise LedgerError(f"{path} is unreadable ({error}): move it away") from None
-    if not isinstance(data, dict):
-        raise LedgerError(f"{path} is not what rlpapers wrote: move it away")
-    imported = data.get("imported") or []
-    changes = data.get("changes") or []
-    return {"imported": list(imported), "changes": list(changes)}
-
-
-def write_team(folder: Path, team: dict[str, Any]) -> None:
-    """``team.json``, written whole under another name and renamed into place."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / TEAM_FILE
-    temporary = folder / f".{TEAM_FILE}.{os.getpid()}.new"
-    with open(temporary, "w", encoding="utf-8") as out:
-        json.dump(team, out, indent=1, sort_keys=True)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temporary, path)
-
-
-def take_changes(folder: Path) -> list[dict[str, str]]:
-    """The keys that changed when this data folder's ledger joined a team ledger, once: they
-    are forgotten as they are handed out."""
-    team = read_team(folder)
-    if not team["changes"]:
-        return []
-    changes = team["changes"]
-    write_team(folder, {**team, "changes": []})
-    return [c for c in changes if isinstance(c, dict)]
