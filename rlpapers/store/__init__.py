@@ -284,7 +284,10 @@ class Store(Reads):
     @property
     def ledger_name(self) -> str:
         """Which ledger the records were keyed by: '' for the data folder's, else the team
-        ledger's URL without credentials (records keyed by another are refreshed)."""
+        ledger's URL without credentials (records keyed by another are refreshed). A warm
+        read with the default ledger imports nothing for it."""
+        if not self.ledger_url:
+            return ""
         from .ledger import is_server
 
         if not is_server(self.ledger_url):

@@ -175,6 +175,8 @@ class Reads:
         """(id, key before, key now) of the papers whose key changed when the data folder's
         ledger joined the team ledger, and still differs (a pin may have brought it back):
         each is listed once, then forgotten."""
+        if not self.ledger_url:
+            return []
         from .ledger import is_server
 
         if not is_server(self.ledger_url):
