@@ -97,6 +97,31 @@ def test_both_engines_keep_keys_when_the_index_folder_is_cleared(tmp_path, engin
     assert keys_of(corpus) == before  # an edit keeps its paper's id and key, from the ledger
 
 
+def test_both_engines_let_a_metadata_key_win_and_keep_the_old_one(tmp_path, engine):
+    corpus = write_corpus(tmp_path / "corpus", range(3))
+    before = keys_of(corpus)
+    pid = next(p for p, k in before.items() if k == "lovelace_method1")
+    (corpus / "metadata.yaml").write_text("lovelace_method1:\n  key: Renamed2025\n")
+    assert keys_of(corpus) == {**before, pid: "Renamed2025"}
+    assert run("--corpus", corpus, "show", "lovelace_method1", "-f", "ids").stdout.split() == [pid]
+    ledger = open_ledger(_data(), engine)
+    try:
+        assert ledger.old_keys() == {"lovelace_method1": pid}
+    finally:
+        ledger.close()
+
+
+def test_both_engines_refuse_a_metadata_key_another_paper_holds(tmp_path, engine):
+    corpus = write_corpus(tmp_path / "corpus", range(3))
+    before = keys_of(corpus)
+    (corpus / "metadata.yaml").write_text("lovelace_method1:\n  key: lovelace_method2\n")
+    result = run("--corpus", corpus, "list", code=2)
+    assert "metadata.yaml:1" in result.stderr and "already belongs to paper" in result.stderr
+    assert result.stderr.count("\n") == 1
+    (corpus / "metadata.yaml").unlink()
+    assert keys_of(corpus) == before  # nothing was written half-way
+
+
 def test_the_default_ledger_is_the_data_folders_file(tmp_path, monkeypatch):
     monkeypatch.delenv("RLPAPERS_LEDGER", raising=False)
     keys_of(write_corpus(tmp_path / "corpus", range(3)))
