@@ -643,8 +643,8 @@ def test_plain_words_are_looked_up_as_whoosh_would_parse_them(lib):
     from whoosh import qparser
     from whoosh.query import Term
 
-    from rlpapers.index.query import parse, plain_words
-    from rlpapers.index.schema import DEFAULT_FIELDS
+    from rlpapers.index.query import parse
+    from rlpapers.querylang import DEFAULT_FIELDS, plain_words
 
     schema = lib.index.schema
     parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema, group=qparser.OrGroup)
@@ -666,7 +666,7 @@ def test_a_paragraph_is_scored_term_at_a_time_with_the_same_scores(lib, monkeypa
     """A long plain query is scored outside Whoosh's matchers (``accumulate``): the same
     hits, in the same order, with the same scores as Whoosh's matchers give."""
     from rlpapers.index import accumulate
-    from rlpapers.index.query import text_query
+    from rlpapers.querylang import text_query
 
     paragraphs = [p.abstract for p in lib.papers[:8]] + [" ".join(judged.load_judgments())]
     for text in paragraphs:

@@ -21,32 +21,6 @@ SCHEMA_VERSION = 10
 #: few words picked from the title or abstract) counts half.
 BOOSTS = {"name": 0.5, "title": 1.0, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
 
-#: Fields a plain word is looked up in, and every field a query may name.
-DEFAULT_FIELDS = ("name", "title", "abstract", "author", "category", "topic")
-QUERY_FIELDS = (
-    "title",
-    "name",
-    "author",
-    "category",
-    "topic",
-    "abstract",
-    "source",
-    "key",
-    "id",
-    # from metadata overrides
-    "year",
-    "venue",
-    "tag",
-    "doi",
-    "note",
-)
-ALIASES = {
-    "author": ["authors"],
-    "category": ["categories", "cat"],
-    "abstract": ["text"],
-    "tag": ["tags"],
-}
-
 
 def schema() -> Schema:
     text = text_analyzer()

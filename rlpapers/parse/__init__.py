@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: Bump when parsing gives different records for the same bytes: cached parses are then redone.
-PARSER_VERSION = "8"
+PARSER_VERSION = "9"
 
 
 #: The largest corpus file read, in bytes. A file is parsed whole (a word broken at a line end
@@ -51,8 +51,9 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
 def parse_file(path: str | Path, encoding: str | None = None) -> list[Paper]:
-    """Parse one seed file. Raises ``ParseError`` naming the file if it cannot be read or is
-    larger than ``MAX_FILE_BYTES``. ``encoding`` (a Python codec name) overrides the detected
+    """Parse one seed file, or a bibliography file (by its extension: ``rlpapers.readers``).
+    Raises ``ParseError`` naming the file if it cannot be read or is larger than
+    ``MAX_FILE_BYTES``. ``encoding`` (a Python codec name) overrides the detected
     encoding."""
     path = Path(path)
     try:
@@ -62,6 +63,10 @@ def parse_file(path: str | Path, encoding: str | None = None) -> list[Paper]:
         raise ParseError("is a folder, not a file", str(path)) from None
     except OSError as exc:
         raise ParseError(exc.strerror or str(exc), str(path)) from None
+    from ..readers import format_of, read_bytes
+
+    if format_of(path.name) is not None:  # a bibliography file: .bib, .ris, .json, .jsonl
+        return [record.to_paper() for record in read_bytes(data, path.name, encoding)]
     return parse_bytes(data, source=path.name, encoding=encoding)
 
 
