@@ -122,6 +122,40 @@ def test_both_engines_refuse_a_metadata_key_another_paper_holds(tmp_path, engine
     assert keys_of(corpus) == before  # nothing was written half-way
 
 
+BIB_ABSTRACT = (
+    "We propose Engine, a method for analytical policy gradients with exact unrolled "
+    "computation of returns across many benchmark tasks and strong empirical results."
+)
+BIB = f"""@article{{lovelace2025analytical,
+  title = {{An Analytical Engine for Policy Gradients}},
+  author = {{Lovelace, Ada and Turing, Alan}},
+  year = {{2025}},
+  abstract = {{{BIB_ABSTRACT}}}
+}}
+"""
+
+
+def test_both_engines_give_a_bib_entry_its_own_key(tmp_path, engine):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "refs.bib").write_text(BIB, encoding="utf-8")
+    assert list(keys_of(corpus).values()) == ["lovelace2025analytical"]
+
+
+def test_a_bib_key_reaches_a_colleague_with_the_same_abstract_as_text(tmp_path, pg_url):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "refs.bib").write_text(BIB, encoding="utf-8")
+    os.environ["RLPAPERS_DATA_DIR"] = str(tmp_path / "mine-data")
+    (pid,) = keys_of(mine)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "a.txt").write_text(f"Papers\n\nAda Lovelace\n\n{BIB_ABSTRACT}\n", encoding="utf-8")
+    os.environ["RLPAPERS_DATA_DIR"] = str(tmp_path / "their-data")
+    os.environ["RLPAPERS_INDEX_DIR"] = str(tmp_path / "their-index")
+    assert keys_of(theirs) == {pid: "lovelace2025analytical"}
+
+
 def test_the_default_ledger_is_the_data_folders_file(tmp_path, monkeypatch):
     monkeypatch.delenv("RLPAPERS_LEDGER", raising=False)
     keys_of(write_corpus(tmp_path / "corpus", range(3)))
