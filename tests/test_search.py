@@ -133,6 +133,18 @@ def test_a_title_word_is_weighed_with_the_abstracts_idf(lib):
     assert scorer.idf == pytest.approx(BOOSTS["title"] * idf(reader, "abstract", "languag"))
 
 
+def test_bm25_reads_k1_and_b_when_made(monkeypatch):
+    """``relevance.py --set ranking.K1=2.0`` (or ``B``) must change the ranking of the run:
+    the model takes the module's values when it is made, not when the module was imported."""
+    from rlpapers.index import ranking
+
+    monkeypatch.setattr(ranking, "K1", 2.0)
+    monkeypatch.setattr(ranking, "B", 0.5)
+    model = ranking.BM25({})
+    assert (model.k1, model.b) == (2.0, 0.5)
+    assert (ranking.BM25({}, k1=1.2, b=0.9).k1, ranking.BM25({}, b=0.9).b) == (1.2, 0.9)
+
+
 PREFIX_QUERIES = [
     *judged.load_judgments(),
     "large language model agents",

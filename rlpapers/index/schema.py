@@ -17,9 +17,11 @@ from .analysis import name_analyzer, text_analyzer
 SCHEMA_VERSION = 10
 
 #: Field weights for BM25 (``ranking``). A title's and a name's words take the abstract's idf
-#: (``ranking.SHARED_IDF``), so a title match counts like an abstract match, no more; a name (a
-#: few words picked from the title or abstract) counts half.
-BOOSTS = {"name": 0.5, "title": 1.0, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
+#: (``ranking.SHARED_IDF``), so a title match counts less than an abstract match (0.75: a
+#: title's words are most often in the abstract too, and each field adds its own score; chosen
+#: on the odd Cranfield and CISI queries, docs/search-quality.md); a name (a few words picked
+#: from the title or abstract) counts half.
+BOOSTS = {"name": 0.5, "title": 0.75, "abstract": 1.0, "author": 2.0, "category": 1.5, "topic": 1.0}
 
 
 def schema() -> Schema:

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 from ..errors import ParseError
+from ..model import Paper
 from .record import Record
 
-__all__ = ["EXTENSIONS", "Record", "format_of", "read_bytes", "read_text"]
+__all__ = ["EXTENSIONS", "Record", "format_of", "read_bytes", "read_file", "read_text"]
 
 #: File extension -> the reader module, for the formats read by extension.
 EXTENSIONS: dict[str, str] = {
@@ -65,3 +66,21 @@ def read_text(text: str, source: str) -> list[Record]:
         raise ParseError(
             "not enough memory to read it; split it into several files", source
         ) from None
+
+
+def read_file(path: str | Path, encoding: str | None = None) -> list[Paper]:
+    """The papers of one corpus file: a bibliography file by its extension (``.bib``, ``.ris``,
+    ``.json``, ``.jsonl``), any other in the seed layout (``parse.parse_file``)."""
+    from ..parse import parse_file, read_limited
+
+    if format_of(PurePath(path).name) is None:
+        return parse_file(path, encoding)
+    name = str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = read_limited(handle, name)
+    except IsADirectoryError:
+        raise ParseError("is a folder, not a file", name) from None
+    except OSError as exc:
+        raise ParseError(exc.strerror or str(exc), name) from None
+    return [record.to_paper() for record in read_bytes(data, PurePath(path).name, encoding)]

@@ -59,7 +59,7 @@ class Record:
     def paper_id(self) -> str:
         """The content id: made from the abstract where there is one (as for a paper of a
         ``.txt`` file, so the same abstract in both is one paper), else from ``identity``."""
-        from ..parse import paper_id
+        from ..ids import paper_id
 
         return paper_id(self.abstract) if self.abstract else paper_id(self.identity())
 
@@ -69,7 +69,7 @@ class Record:
         abstract gets a title derived from the abstract, as a text file's paper does."""
         title, name, derived = self.title, self.name, self.title_derived
         if not title and self.abstract:
-            from ..parse.names import derive_title
+            from ..parse.titles import derive_title
 
             name, title = derive_title(self.abstract)
             derived = True

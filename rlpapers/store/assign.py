@@ -156,7 +156,7 @@ class Identities:
         missing = [pid for pid, state in states.items() if not state.printed]
         if not missing:
             return
-        from ..parse import paper_id
+        from ..ids import paper_id
 
         texts = _stored(self.refresh, missing)
         with self.ledger.transaction():
