@@ -1,7 +1,8 @@
 """Where things are: the config file, the corpus paths, the index folder.
 
 Precedence, highest first: command-line options, environment variables (RLPAPERS_CORPUS,
-RLPAPERS_INDEX_DIR, RLPAPERS_DATA_DIR, RLPAPERS_CONFIG), the YAML config file, built-in defaults.
+RLPAPERS_INDEX_DIR, RLPAPERS_DATA_DIR, RLPAPERS_LEDGER, RLPAPERS_CONFIG), the YAML config file,
+built-in defaults.
 
 The index folder holds rebuildable state (the record store and the search index), one
 sub-folder per corpus; the data folder holds the identity ledger, which is precious.
@@ -110,6 +111,8 @@ class Settings(NamedTuple):
     #: 0 = plain BM25, faster, see docs/search-quality.md). None: ``RERANK_WINDOW``.
     search_rerank: int | None = None
     origin: Mapping[str, str] = MappingProxyType({})
+    #: A team ledger's ``postgresql://`` URL (``ledger``); None: the data folder's own ledger.
+    ledger: str | None = None
 
 
 def read_config(path: Path, named: bool = False) -> dict[str, Any]:
@@ -128,10 +131,10 @@ def read_config(path: Path, named: bool = False) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise ParseError("the config file must be a mapping of settings", str(path), 1)
-    unknown = sorted(set(data) - {"corpus", "index_dir", "search"})
+    unknown = sorted(set(data) - {"corpus", "index_dir", "search", "ledger"})
     if unknown:
         raise ParseError(
-            f"unknown setting {unknown[0]!r} (known: corpus, index_dir, search)", str(path)
+            f"unknown setting {unknown[0]!r} (known: corpus, index_dir, search, ledger)", str(path)
         )
     return data
 
@@ -178,6 +181,7 @@ def resolve(
     index_dir: Path | None = None,
     encoding: str | None = None,
     writing: bool = True,
+    ledger: str | None = None,
 ) -> Settings:
     """Settings from options (may be None), the environment and the config file. A run that
     may write (``writing``, every run but one that only reports) needs a writable index folder,
@@ -197,7 +201,33 @@ def resolve(
     origin["data_dir"] = (
         "RLPAPERS_DATA_DIR" if os.environ.get("RLPAPERS_DATA_DIR") else "platform folder"
     )
-    return Settings(tuple(paths), index, cfg_path, data_root(), encoding, mode, rerank, origin)
+    url, origin["ledger"] = _ledger(ledger, cfg, cfg_path)
+    settings = (tuple(paths), index, cfg_path, data_root(), encoding, mode, rerank, origin)
+    return Settings(*settings, ledger=url)
+
+
+def _ledger(option: str | None, cfg: dict[str, Any], cfg_path: Path) -> tuple[str | None, str]:
+    """A team ledger's URL (``--ledger``, ``RLPAPERS_LEDGER``, ``ledger:``) and where it came
+    from; an empty value is the data folder's own ledger."""
+    env = os.environ.get("RLPAPERS_LEDGER")
+    if option is not None:
+        value: Any = option
+        where, origin = "--ledger", "--ledger"
+    elif env is not None:
+        value, where, origin = env, "RLPAPERS_LEDGER", "RLPAPERS_LEDGER"
+    elif "ledger" in cfg:
+        value, where, origin = cfg["ledger"], f"{cfg_path}: ledger", str(cfg_path)
+    else:
+        return None, "default"
+    if value in (None, ""):
+        return None, origin
+    if not isinstance(value, str) or not value.lower().startswith(("postgresql://", "postgres://")):
+        shown = "a URL of another kind" if isinstance(value, str) else repr(value)[:40]
+        raise CorpusError(
+            f"{where}: the ledger must be a postgresql:// URL, or empty for the data folder's "
+            f"own ledger (not {shown})"
+        )
+    return value, origin
 
 
 def _corpus_paths(

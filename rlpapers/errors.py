@@ -89,6 +89,12 @@ class IndexBusyError(RlpapersError):
     """Another process held the index lock for longer than we were willing to wait."""
 
 
+class LedgerOffline(LedgerError, IndexBusyError):
+    """The team ledger's server cannot be reached now, went away mid-way, or stayed locked by
+    another member too long: nothing was written, and the same command can be run again (exit 3,
+    like a busy index)."""
+
+
 class SemanticUnavailable(InputError):
     """Semantic search was asked for but the ``semantic`` extra is not installed."""
 

@@ -84,6 +84,7 @@ class Library:
             self.progress,
             self.settings.encoding,
             names={str(f.resolve()): name for f, name in self._named_files.items()},
+            ledger=self.settings.ledger,
         )
 
     @cached_property
@@ -109,6 +110,11 @@ class Library:
     def keys(self) -> list[tuple[str, str, str]]:
         """(id, key, corpus file) of every paper."""
         return self.store.keys()
+
+    def joined_keys(self) -> list[tuple[str, str, str]]:
+        """(id, key before, key now) of the papers whose key the team ledger changed when this
+        data folder's ledger joined it; each is listed once."""
+        return self.store.joined_keys()
 
     def pin_keys(self) -> list[tuple[Path, int]]:
         """Write every paper's key into a ``keys.yaml`` beside its corpus file or folder, as the

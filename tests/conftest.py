@@ -49,7 +49,13 @@ os.environ.update(
         "XDG_CONFIG_HOME": str(_SESSION_HOME / "config"),
     }
 )
-for _name in ("RLPAPERS_CONFIG", "RLPAPERS_INDEX_DIR", "RLPAPERS_DATA_DIR", "RLPAPERS_CORPUS"):
+for _name in (
+    "RLPAPERS_CONFIG",
+    "RLPAPERS_INDEX_DIR",
+    "RLPAPERS_DATA_DIR",
+    "RLPAPERS_CORPUS",
+    "RLPAPERS_LEDGER",
+):
     os.environ.pop(_name, None)
 
 

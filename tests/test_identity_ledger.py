@@ -15,7 +15,7 @@ import pytest
 from rlpapers import Library
 from rlpapers.errors import LedgerError, LedgerUnwritable
 from rlpapers.store import identity
-from rlpapers.store.ledger import Ledger
+from rlpapers.store.ledger import VERSION, Ledger
 
 from .conftest import DATA, SEEDS, run
 
@@ -194,7 +194,7 @@ def test_an_old_ledger_is_upgraded_in_place_and_keeps_its_rows(tmp_path):
         sqlite3.connect(tmp_path / "ledger.db").execute("SELECT id, key FROM papers").fetchall()
     )
     ledger = Ledger(tmp_path)
-    assert ledger.con.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert ledger.con.execute("PRAGMA user_version").fetchone()[0] == VERSION
     assert ledger.con.execute("SELECT id, key FROM papers").fetchall() == before
     ledger.close()
 
@@ -352,6 +352,6 @@ def test_a_schema_2_ledger_gains_the_file_stamps(tmp_path):
     con.commit()
     con.close()
     ledger = Ledger(tmp_path)
-    assert ledger.con.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert ledger.con.execute("PRAGMA user_version").fetchone()[0] == VERSION
     assert ledger.states_of(["wtcoe6gw7e"])["wtcoe6gw7e"].stamp is None
     ledger.close()

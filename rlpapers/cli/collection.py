@@ -1,7 +1,7 @@
 """Commands about the collection as a whole and its upkeep: ``keys``, ``stats``, ``index``,
 ``config`` and ``embed``."""
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -10,6 +10,9 @@ from .common import fmt_of, library
 from .errors import report
 from .options import ReportFormatOpt
 from .root import app
+
+if TYPE_CHECKING:
+    from ..config import Settings
 
 TopOpt = Annotated[int, typer.Option("--top", min=1, help="Rows per section.")]
 StatusOpt = Annotated[
@@ -36,7 +39,10 @@ def keys(ctx: typer.Context, pin: PinOpt = False, format: ReportFormatOpt = None
     """
     lib = library(ctx)
     if not pin:
-        render.keys(lib.keys(), fmt_of(format))
+        rows = lib.keys()
+        for pid, old, new in lib.joined_keys():
+            report(f"paper {pid}: the team ledger keys it {new} (it was {old} here)", "note")
+        render.keys(rows, fmt_of(format))
         return
     written = lib.pin_keys()
     for path, count in written:
@@ -80,11 +86,20 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
     rows += [("corpus path", str(p), settings.origin["corpus"]) for p in settings.corpus]
     rows += [("corpus file", str(f), "") for f in lib.files]
     rows.append(("index dir", str(settings.index_dir), settings.origin["index_dir"]))
-    rows.append(("ledger", str(settings.data_dir / "ledger.db"), settings.origin["data_dir"]))
+    rows.append(_ledger_row(settings))
     rows.append(("search.mode", settings.search_mode, settings.origin["search.mode"]))
     rerank = str(RERANK_WINDOW if settings.search_rerank is None else settings.search_rerank)
     rows.append(("search.rerank", rerank, settings.origin["search.rerank"]))
     render.config(rows, fmt_of(format))
+
+
+def _ledger_row(settings: "Settings") -> tuple[str, str, str]:
+    """Where the identity ledger is: a team ledger's URL (without password), else the file."""
+    if settings.ledger:
+        from ..store.ledger.team import shown_url
+
+        return ("ledger", shown_url(settings.ledger), settings.origin["ledger"])
+    return ("ledger", str(settings.data_dir / "ledger.db"), settings.origin["data_dir"])
 
 
 @app.command()

@@ -26,7 +26,11 @@ def library(ctx: typer.Context, writing: bool = True) -> Library:
         from ..library import Library
 
         settings = resolve(
-            obj.get("corpus"), obj.get("index_dir"), obj.get("encoding"), writing=writing
+            obj.get("corpus"),
+            obj.get("index_dir"),
+            obj.get("encoding"),
+            writing=writing,
+            ledger=obj.get("ledger"),
         )
         obj["library"] = Library(settings=settings, progress=render.BuildProgress())
         ctx.call_on_close(obj["library"].close)  # closed by the run, not left to the collector

@@ -44,7 +44,7 @@ COMMANDS = {
 
 #: Global options that may also follow the command (``search curiosity --corpus mine``). Only
 #: the long forms: ``-c`` after the command could be a query word.
-LATE_GLOBALS = ("--corpus", "--index-dir")
+LATE_GLOBALS = ("--corpus", "--index-dir", "--ledger")
 
 
 class Group(TyperGroup):
@@ -172,8 +172,8 @@ def usage_line(error: click.UsageError, command: str | None = None) -> str:
 
 
 def hoist_globals(args: list[str]) -> list[str]:
-    """``args`` with every ``--corpus X`` / ``--index-dir X`` (or ``--corpus=X``) moved to the
-    front, where the group reads them; nothing after ``--`` is touched."""
+    """``args`` with every ``--corpus X`` / ``--index-dir X`` / ``--ledger X`` (or
+    ``--corpus=X``) moved to the front, where the group reads them; nothing after ``--`` is touched."""
     front: list[str] = []
     rest: list[str] = []
     i = 0

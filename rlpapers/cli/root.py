@@ -25,7 +25,7 @@ app = typer.Typer(
 
 #: The group's options that take a value (the others are flags): a test keeps this in step with
 #: ``main_options``.
-GROUP_VALUE_OPTIONS = ("--corpus", "-c", "--index-dir", "--encoding")
+GROUP_VALUE_OPTIONS = ("--corpus", "-c", "--index-dir", "--ledger", "--encoding")
 
 
 def _given_paths(value: str | list[str] | None) -> Path | list[Path] | None:
@@ -80,6 +80,16 @@ IndexDirOpt = Annotated[
         "folder. May also follow the command.",
     ),
 ]
+LedgerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ledger",
+        metavar="URL",
+        help="Keep ids and keys in a team's PostgreSQL ledger (postgresql://…; needs the team "
+        "extra); '' for the data folder's own. Default: $RLPAPERS_LEDGER, the config file, or "
+        "the data folder's. May also follow the command.",
+    ),
+]
 EncodingOpt = Annotated[
     str | None,
     typer.Option(
@@ -100,8 +110,11 @@ def main_options(
     ctx: typer.Context,
     corpus: CorpusOpt = None,
     index_dir: IndexDirOpt = None,
+    ledger: LedgerOpt = None,
     encoding: EncodingOpt = None,
     version: VersionOpt = False,
 ) -> None:
     """Search, list and cite plain-text collections of reinforcement-learning paper abstracts."""
-    ctx.ensure_object(dict).update(corpus=corpus or None, index_dir=index_dir, encoding=encoding)
+    ctx.ensure_object(dict).update(
+        corpus=corpus or None, index_dir=index_dir, ledger=ledger, encoding=encoding
+    )

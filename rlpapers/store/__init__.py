@@ -17,7 +17,8 @@ Two SQLite files:
       embeddings(id, model, digest, vector)   sentence vectors, made only when semantic search
                              is used (``embeddings.EmbeddingTable``)
 
-- ``ledger.db`` in the data folder: the identity ledger (``ledger.Ledger``), precious.
+- ``ledger.db`` in the data folder: the identity ledger (``ledger.IdentityLedger``), precious;
+  or a team's ledger on a PostgreSQL server (``ledger: postgresql://…``).
 
 Every run stats the corpus files and compares them with ``files``. Equal: read, no lock. Different:
 take the lock, look again, hash what changed, parse what is new (parses are kept by content, so
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
     from filelock import BaseFileLock
 
     from .embeddings import EmbeddingTable
-    from .ledger import Ledger
+    from .ledger import IdentityLedger
 
 Progress = Callable[[int, int], None]
 
@@ -109,8 +110,10 @@ class Store(Reads):
         progress: Progress | None = None,
         encoding: str | None = None,
         names: dict[str, str] | None = None,
+        ledger: str | None = None,
     ) -> None:
         self.root = root
+        self.ledger_url = ledger  # a team ledger's postgresql:// URL; None: the data folder's
         self.encoding = encoding
         self.names = names or {}  # resolved path -> the name its records show (its file name)
         self.looked: tuple[str, int] | None = None  # (instance, counter) as ``state`` read them
@@ -272,7 +275,26 @@ class Store(Reads):
             lock.release()
 
     def is_fresh(self, states: list[FileState]) -> bool:
-        return self._meta("parser") == PARSER_VERSION and not _stale(self.con, states)
+        return (
+            self._meta("parser") == PARSER_VERSION
+            and self._meta("ledger") == self.ledger_name
+            and not _stale(self.con, states)
+        )
+
+    @property
+    def ledger_name(self) -> str:
+        """Which ledger the records were keyed by: '' for the data folder's, else the team
+        ledger's URL without credentials (records keyed by another are refreshed). A warm
+        read with the default ledger imports nothing for it."""
+        if not self.ledger_url:
+            return ""
+        from .ledger import is_server
+
+        if not is_server(self.ledger_url):
+            return ""
+        from .ledger.team import shown_url
+
+        return shown_url(str(self.ledger_url))
 
     def _stale_files(self, con: sqlite3.Connection) -> list[str]:
         """Corpus and metadata files that changed since the last refresh (nothing is written)."""
@@ -284,7 +306,7 @@ class Store(Reads):
         path = self.root / FILE_NAME
         out: dict[str, Any] = {
             "path": str(path),
-            "ledger": str(self.data_dir / "ledger.db"),
+            "ledger": self.ledger_name or str(self.data_dir / "ledger.db"),
             "files": len(self.files),
         }
         if not path.exists():
@@ -315,10 +337,10 @@ class Store(Reads):
         return EmbeddingTable(self.con)
 
     @cached_property
-    def ledger(self) -> Ledger:
-        from .ledger import Ledger
+    def ledger(self) -> IdentityLedger:
+        from .ledger import open_ledger
 
-        return Ledger(self.data_dir)
+        return open_ledger(self.data_dir, self.ledger_url)
 
 
 def _read_only(path: Path, root: Path) -> sqlite3.Connection:

@@ -15,7 +15,7 @@ from ..keys import SAFE_KEY, SAFE_KEY_TEXT
 from ..metadata import Override
 from .db import chunks
 from .identity import Version, fingerprint, hashes, match_edits
-from .ledger import Ledger, PaperState
+from .ledger import IdentityLedger, PaperState
 from .plan import Identity, Item, RecordState
 from .records import paper_of
 
@@ -34,7 +34,7 @@ class Refreshing(Protocol):
     warned: dict[str, set[str]]
 
     @property
-    def ledger(self) -> Ledger: ...
+    def ledger(self) -> IdentityLedger: ...
 
     def taught(self) -> bool: ...
 
@@ -77,7 +77,15 @@ class Identities:
         self, overrides: list[Override], pinned: Sequence[tuple[str, Override]] = ()
     ) -> Identity:
         """Ids and keys; ``pinned`` are (content id, key override) pairs a corpus file gives
-        (a bibliography entry's own key), claimed before the metadata's."""
+        (a bibliography entry's own key), claimed before the metadata's. One decision: on a
+        ledger shared between machines, what was read is still true when it is written
+        (``IdentityLedger.exclusive``)."""
+        with self.ledger.exclusive():
+            return self._assign(overrides, pinned)
+
+    def _assign(
+        self, overrides: list[Override], pinned: Sequence[tuple[str, Override]]
+    ) -> Identity:
         cids = list(dict.fromkeys(item.cid for item in self.items))
         self._learn_from_store()
         known = self.ledger.ids_of(cids)
@@ -309,7 +317,7 @@ class Identities:
             self.ledger.give_key(pid, key)
 
 
-def _holders(cids: list[str], known: dict[str, str], ledger: Ledger) -> dict[str, str]:
+def _holders(cids: list[str], known: dict[str, str], ledger: IdentityLedger) -> dict[str, str]:
     """Paper id -> the content id that keeps it, for the papers the corpus's known abstracts
     claim. Where several abstracts claim one paper (an abstract and its edited version, both
     kept), the one the paper last had keeps it, wherever the files stand in the corpus order.

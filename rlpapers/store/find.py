@@ -14,7 +14,7 @@ from ..model import Paper
 from .records import paper_of
 
 if TYPE_CHECKING:
-    from .ledger import Ledger
+    from .ledger import IdentityLedger
 
 
 class Source(Protocol):
@@ -27,7 +27,10 @@ class Source(Protocol):
     def con(self) -> sqlite3.Connection: ...
 
     @property
-    def ledger(self) -> Ledger: ...
+    def ledger(self) -> IdentityLedger: ...
+
+    @property
+    def ledger_name(self) -> str: ...
 
     def fetch(self, ids: Iterable[str]) -> dict[str, Paper]: ...
 
@@ -74,7 +77,7 @@ class SqlLookup(Lookup):
 
     def by_former(self, ref: str) -> Paper | None:
         path = self.store.data_dir / "ledger.db"
-        if not path.exists():
+        if not self.store.ledger_name and not path.exists():
             return None
         pid = self.store.ledger.resolve(ref)
         return self.by_id(pid) if pid else None

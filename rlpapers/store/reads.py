@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..errors import IndexBusyError
     from ..lookup import Lookup
     from .find import Found
-    from .ledger import Ledger
+    from .ledger import IdentityLedger
 
 T = TypeVar("T")
 
@@ -36,14 +36,18 @@ class Reads:
 
     names: dict[str, str]
     data_dir: Path
+    ledger_url: str | None
 
     if TYPE_CHECKING:
 
         @property
-        def ledger(self) -> Ledger: ...
+        def ledger(self) -> IdentityLedger: ...
 
         @property
         def con(self) -> sqlite3.Connection: ...
+
+        @property
+        def ledger_name(self) -> str: ...
 
         def refresh(self) -> None: ...
 
@@ -166,6 +170,28 @@ class Reads:
                 self.con.execute("SELECT id, key, file FROM records ORDER BY fpos, ordinal")
             )
         )
+
+    def joined_keys(self) -> list[tuple[str, str, str]]:
+        """(id, key before, key now) of the papers whose key changed when the data folder's
+        ledger joined the team ledger, and still differs (a pin may have brought it back):
+        each is listed once, then forgotten."""
+        if not self.ledger_url:
+            return []
+        from .ledger import is_server
+
+        if not is_server(self.ledger_url):
+            return []
+        from .ledger.team import take_changes
+
+        # a refresh (a ledger the records were not keyed by) opens the ledger, and its first
+        # connection brings the data folder's ledger in; fresh records need no server
+        now = {pid: key for pid, key, _ in self.keys()}
+        changes = take_changes(self.data_dir)
+        return [
+            (c["id"], c["old"], now[c["id"]])
+            for c in changes
+            if now.get(c["id"], c["old"]) != c["old"]
+        ]
 
     # --- lookups ------------------------------------------------------------------------------
 

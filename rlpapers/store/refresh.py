@@ -31,7 +31,7 @@ _INSERT = "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .ledger import Ledger
+    from .ledger import IdentityLedger
 
 
 class Source(Protocol):
@@ -45,7 +45,10 @@ class Source(Protocol):
     def con(self) -> sqlite3.Connection: ...
 
     @property
-    def ledger(self) -> Ledger: ...
+    def ledger(self) -> IdentityLedger: ...
+
+    @property
+    def ledger_name(self) -> str: ...
 
     def _meta(self, name: str, default: str = "") -> str: ...
 
@@ -238,7 +241,7 @@ class Refresh:
         return out
 
     @property
-    def ledger(self) -> Ledger:
+    def ledger(self) -> IdentityLedger:
         return self.store.ledger
 
     def taught(self) -> bool:
@@ -415,6 +418,7 @@ class Refresh:
         self._record_files()
         self._set_meta("parser", PARSER_VERSION)
         self._set_meta("taught", "1")  # the ledger knows every text these records hold
+        self._set_meta("ledger", self.store.ledger_name)  # the ledger that keyed them
         self._set_meta("changes", plan.identity.changes_digest)
         if not self.store._meta("instance"):
             self._set_meta("instance", new_instance())

@@ -1,4 +1,5 @@
-"""The identity ledger: each paper's id and citation key, given once and kept.
+"""The identity ledger's SQLite engine, the default: each paper's id and citation key, given
+once and kept (the interface: ``ledger.IdentityLedger``).
 
 One SQLite file per data folder (``RLPAPERS_DATA_DIR`` or the platform's user data folder, not
 the cache), keyed by the papers themselves, not by corpus paths: any corpus read with the same
@@ -17,6 +18,8 @@ Tables::
                                tells an edit of it from a new paper
     ids(alias, id)             content ids (the hash of an abstract) -> the paper that has it now
     keys(key, id)              every key a paper has had (case-insensitive) -> the paper's id
+    old_keys(key, id, retired) the keys a paper had and no longer has, and when each was
+                               replaced: they still find the paper, an export never prints them
 
 A new ledger is made only where no ``ledger.db`` file (nor its journal) exists, and atomically:
 written under a temporary name, then linked into place, so a kill during the first run never
@@ -33,12 +36,13 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
-from ..errors import LedgerError, LedgerUnwritable
-from ..keys import SAFE_KEY, key_suffix
-from .db import COMPANIONS, NotOurs, busy, chunks, connect, transaction
-from .identity import Version, hashes
+from ...errors import LedgerError, LedgerUnwritable
+from ...keys import SAFE_KEY
+from ..db import COMPANIONS, NotOurs, busy, chunks, connect, transaction
+from ..identity import Version, hashes
+from . import IdentityLedger, PaperState
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,7 +51,7 @@ def _reports_damage(method: F) -> F:
     """``method`` run inside ``Ledger.reporting_damage``."""
 
     @wraps(method)
-    def guarded(self: Ledger, *args: Any, **kwargs: Any) -> Any:
+    def guarded(self: SqliteLedger, *args: Any, **kwargs: Any) -> Any:
         with self.reporting_damage():
             return method(self, *args, **kwargs)
 
@@ -55,39 +59,39 @@ def _reports_damage(method: F) -> F:
 
 
 APP_ID = 0x726C706C  # "rlpl"
-VERSION = 3  # 2: papers.cid, print, file, ordinal; 3: papers.stamp (what matching an edit needs)
+VERSION = 4  # 2: papers.cid, print, file, ordinal; 3: papers.stamp (what matching an edit
+# needs); 4: old_keys
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS papers (id TEXT PRIMARY KEY, key TEXT NOT NULL, created TEXT NOT NULL,
                                    cid TEXT, print BLOB, file TEXT, ordinal INTEGER, stamp TEXT);
 CREATE TABLE IF NOT EXISTS ids (alias TEXT PRIMARY KEY, id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS keys (key TEXT PRIMARY KEY COLLATE NOCASE, id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS keys_by_id ON keys (id);
+CREATE TABLE IF NOT EXISTS old_keys (key TEXT PRIMARY KEY COLLATE NOCASE, id TEXT NOT NULL,
+                                     retired TEXT NOT NULL);
 """
 #: Schema version -> the script that brings a ledger of that version to the next one.
 UPGRADES = {
     1: "ALTER TABLE papers ADD COLUMN cid TEXT; ALTER TABLE papers ADD COLUMN print BLOB; "
     "ALTER TABLE papers ADD COLUMN file TEXT; ALTER TABLE papers ADD COLUMN ordinal INTEGER;",
     2: "ALTER TABLE papers ADD COLUMN stamp TEXT;",
+    # the keys a paper held before its current one (a metadata rename) become its old keys;
+    # when they were replaced is not known
+    3: "CREATE TABLE old_keys (key TEXT PRIMARY KEY COLLATE NOCASE, id TEXT NOT NULL, "
+    "retired TEXT NOT NULL); INSERT OR IGNORE INTO old_keys (key, id, retired) "
+    "SELECT keys.key, keys.id, '' FROM keys JOIN papers ON papers.id = keys.id "
+    "WHERE papers.key != keys.key COLLATE NOCASE;",
 }
 FILE_NAME = "ledger.db"
 
 
-class PaperState(NamedTuple):
-    """What the ledger knows of a paper's latest text."""
-
-    cid: str | None
-    file: str | None
-    ordinal: int | None
-    printed: bool
-    stamp: str | None = None
-
-
-class Ledger:
-    """Ids and keys by paper. Writers call the ``take``/``give`` methods inside ``transaction``."""
+class SqliteLedger(IdentityLedger):
+    """Ids and keys by paper in the data folder's ``ledger.db``."""
 
     def __init__(self, folder: Path) -> None:
+        super().__init__()
         self.path = folder / FILE_NAME
-        self._taken: dict[str, tuple[set[str], int]] = {}  # free_key's memory, per transaction
+        self.where = str(self.path)
         try:
             present = [end for end in COMPANIONS if Path(f"{self.path}{end}").exists()]
             if not present:
@@ -224,6 +228,16 @@ class Ledger:
         return value
 
     @_reports_damage
+    def old_keys(self) -> dict[str, str]:
+        """Every old key (a key its paper had before its current one) -> the paper's id."""
+        found = dict(self.con.execute("SELECT key, id FROM old_keys"))
+        for key, pid in found.items():
+            if type(key) is not str or not SAFE_KEY.fullmatch(key):
+                raise self._damaged(f"{repr(key)[:40]} in table old_keys is not a citation key")
+            self._paper_id(pid, "old_keys")
+        return found
+
+    @_reports_damage
     def resolve(self, ref: str) -> str | None:
         """The paper id behind an id, a content id or any key the paper has had."""
         row = self.con.execute(
@@ -313,7 +327,16 @@ class Ledger:
 
     @_reports_damage
     def give_key(self, paper_id: str, key: str) -> None:
-        """Make ``key`` the paper's current key; the caller checked that no other paper holds it."""
+        """Make ``key`` the paper's current key; the caller checked that no other paper holds it.
+        The key it had before, if any, becomes an old key of the paper."""
+        row = self.con.execute("SELECT key FROM papers WHERE id = ?", (paper_id,)).fetchone()
+        before = row[0] if row else ""
+        if before and str(before).lower() != key.lower():
+            self.con.execute(
+                "INSERT OR IGNORE INTO old_keys (key, id, retired) VALUES (?, ?, ?)",
+                (before, paper_id, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+            )
+        self.con.execute("DELETE FROM old_keys WHERE key = ?", (key,))  # a paper's own, back
         self.con.execute("INSERT OR IGNORE INTO keys (key, id) VALUES (?, ?)", (key, paper_id))
         self.con.execute("UPDATE papers SET key = ? WHERE id = ?", (key, paper_id))
 
@@ -348,21 +371,6 @@ class Ledger:
             "UPDATE papers SET file = ?, ordinal = ?, stamp = ? WHERE id = ?",
             (file, ordinal, stamp, paper_id),
         )
-
-    def free_key(self, base: str) -> str:
-        """``base``, or ``base`` + b, c, … : the first that no paper has ever held. Inside one
-        transaction, the keys beginning with ``base`` are read once and the search goes on
-        from where it stopped, so giving N papers one base key costs N steps, not N²."""
-        taken, n = self._taken.get(base) or (self._held_from(base), 0)
-        while True:
-            candidate = base + key_suffix(n)
-            n += 1
-            if candidate.lower() in taken:
-                continue
-            taken.add(candidate.lower())  # given by the caller next
-            if self.holder(candidate) is None:  # a key given meanwhile by another way
-                self._taken[base] = (taken, n)
-                return candidate
 
     @_reports_damage
     def _held_from(self, base: str) -> set[str]:
