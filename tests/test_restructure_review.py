@@ -10,8 +10,8 @@ import pytest
 from rlpapers import Library
 from rlpapers.errors import QueryError
 from rlpapers.index import query as q
-from rlpapers.querylang import check, lex
 from rlpapers.index.ranking import QUERY_STOP_WORDS
+from rlpapers.querylang import check, lex
 
 from .conftest import SEEDS
 
