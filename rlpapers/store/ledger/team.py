@@ -24,14 +24,28 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from ...errors import LedgerError
 from ...keys import key_suffix
 
 if TYPE_CHECKING:
-    from .postgres import PostgresLedger
+    from contextlib import AbstractContextManager
+
+
+class Shared(Protocol):
+    """What joining reads and writes of the server's ledger (``postgres.PostgresLedger``)."""
+
+    folder: Path
+    instance: str | None
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]: ...
+
+    def _write(self, sql: str, params: tuple[Any, ...] | dict[str, Any]) -> None: ...
+
 
 TEAM_FILE = "team.json"
 P = "rlpapers."  # the server's table prefix (``postgres.SCHEMA_NAME``)
@@ -85,7 +99,7 @@ class Server(NamedTuple):
     held: set[str]  # every key held or once held, lower case
 
 
-def join(ledger: PostgresLedger) -> None:
+def join(ledger: Shared) -> None:
     """Bring the data folder's SQLite ledger into the server's, once per server ledger."""
     from .sqlite import FILE_NAME
 
@@ -124,7 +138,7 @@ def _local(folder: Path) -> Local:
     return Local(papers, aliases, keys)
 
 
-def _server(ledger: PostgresLedger, local: Local) -> Server:
+def _server(ledger: Shared, local: Local) -> Server:
     wanted = [a for found in local.aliases.values() for a in found] + [p[0] for p in local.papers]
     ids = ledger._read(f"SELECT alias, id FROM {P}ids WHERE alias = ANY(%s)", (wanted,))
     keys = ledger._read(f"SELECT id, key FROM {P}papers")
@@ -133,7 +147,7 @@ def _server(ledger: PostgresLedger, local: Local) -> Server:
 
 
 def _merge(
-    ledger: PostgresLedger, local: Local, server: Server, row: Any, stamp: str
+    ledger: Shared, local: Local, server: Server, row: Any, stamp: str
 ) -> dict[str, str] | None:
     """One paper of the member's ledger into the server's; the change of its key, if any."""
     pid, key, created, cid, print_, file, ordinal, place = row
