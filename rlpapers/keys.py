@@ -17,7 +17,8 @@ key once, when it is first seen; this module only proposes it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from .key_words import AVOIDED
 from .model import Paper
@@ -91,6 +92,22 @@ def base_key(paper: Paper, format: KeyFormat | None = None, derived: str = "") -
     if not words:
         words = [title_word(paper.title, strict) or title_word(derived) or NO_WORD]
     return _capped(year.join(words) if len(words) == 2 and year else "".join(words) + year)
+
+
+#: The metadata fields a first key is made from (id-addressed metadata is read at first sight).
+KEY_FIELDS = ("title", "year", "name")
+
+
+def first_key(draft: Paper, fields: Mapping[str, Any], format: KeyFormat | None = None) -> str:
+    """The base key of a paper first seen: its parsed ``draft`` with the metadata ``fields``
+    that name it by id (title, year, name), by the default rule or ``format``. A metadata title
+    is a real one; the derived title is then the fallback."""
+    changes: dict[str, Any] = {k: fields[k] for k in KEY_FIELDS if k in fields}
+    derived = ""
+    if changes.get("title"):
+        derived = draft.title if draft.title_derived else ""
+        changes["title_derived"] = False
+    return base_key(draft.with_changes(**changes) if changes else draft, format, derived)
 
 
 def key_word(paper: Paper, derived: str = "") -> str:

@@ -611,6 +611,7 @@ class Identities:
                 resolved.append((pid, override))
         self._claim_keys(resolved)
         current = self.ledger.keys_of(list(present))
+        bases = self._first_keys([c for c in new if not current.get(ids[c])], ids, bases, resolved)
         for cid in new:  # newcomers in corpus order get the first free form of their base key
             pid = ids[cid]
             if not current.get(pid):
@@ -634,6 +635,42 @@ class Identities:
         return {
             pid: {k: v for k, v in values.items() if k != "key"} for pid, values in merged.items()
         }
+
+    def _first_keys(
+        self,
+        new: list[str],
+        ids: dict[str, str],
+        bases: dict[str, str],
+        resolved: list[tuple[str, Override]],
+    ) -> dict[str, str]:
+        """Content id -> base key: the parse's, unless metadata naming the paper by id gives it
+        a title, year or name, which the key rule then sees (``keys.first_key``)."""
+        from ..keys import KEY_FIELDS, first_key
+
+        fields = {
+            pid: values
+            for pid, values in _merged(resolved, warn=False).items()
+            if any(name in values for name in KEY_FIELDS)
+        }
+        todo = [cid for cid in new if ids[cid] in fields]
+        if not todo:
+            return bases
+        out = dict(bases)
+        for cid, draft in self._drafts(todo).items():
+            out[cid] = first_key(draft, fields[ids[cid]])
+        return out
+
+    def _drafts(self, cids: list[str]) -> dict[str, Paper]:
+        """The parsed papers of these content ids (their first copies), read file by file."""
+        wanted: dict[str, set[str]] = {}
+        for cid in cids:
+            wanted.setdefault(self._first[cid].file, set()).add(cid)
+        out = {}
+        for file, mine in wanted.items():
+            for row in self.refresh.rows(file):
+                if row["id"] in mine:
+                    out.setdefault(row["id"], stored_paper(row))
+        return out
 
     def _target(self, target: str, present: set[str]) -> str | None:
         ref = target.strip()
