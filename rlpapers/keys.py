@@ -69,6 +69,13 @@ WORD_LIMIT = 24
 LONGEST_WORD = 40
 #: A base key is at most this long, leaving room for the suffix a collision adds.
 BASE_LIMIT = 90
+#: How much of an abstract is searched for a word when no title offers one.
+ABSTRACT_SPAN = 600
+#: Endings of hyphenated compounds that a key drops (``VLM-based`` -> ``vlm``).
+COMPOUND_TAILS = frozenset(
+    "based driven aware guided free level like style oriented centric powered enabled "
+    "specific agnostic assisted augmented conditioned informed inspired".split()
+)
 #: The word of a paper whose title gives none.
 NO_WORD = "untitled"
 
@@ -88,9 +95,11 @@ def base_key(paper: Paper, format: KeyFormat | None = None, derived: str = "") -
     if name:
         return _capped(f"{name}{year}")
     strict = paper.title_derived
+    opening = paper.abstract[:ABSTRACT_SPAN]
     words = title_words(paper.title, 2, strict) or title_words(derived, 2)
     if not words:
-        words = [title_word(paper.title, strict) or title_word(derived) or NO_WORD]
+        single = title_word(paper.title, strict) or title_word(derived)
+        words = [single] if single else title_words(opening, 2) or [NO_WORD]
     return _capped(year.join(words) if len(words) == 2 and year else "".join(words) + year)
 
 
@@ -112,11 +121,15 @@ def first_key(draft: Paper, fields: Mapping[str, Any], format: KeyFormat | None 
 
 def key_word(paper: Paper, derived: str = "") -> str:
     """The word a key gives a paper (``{word}``): its name, else the first distinctive word of
-    its title, else of the derived title; '' if none. A real title's first word that is no
+    its title, else of the derived title, else of the abstract ("In this paper" derives no
+    title worth a word); '' if none. A real title's first word that is no
     listed word will do (``Reasoning with Exploration`` -> ``reasoning``, as Better BibTeX
     and Google Scholar take it); a derived title's must not be a generic word either."""
     return (
-        name_word(paper.name) or title_word(paper.title, paper.title_derived) or title_word(derived)
+        name_word(paper.name)
+        or title_word(paper.title, paper.title_derived)
+        or title_word(derived)
+        or title_word(paper.abstract[:ABSTRACT_SPAN])
     )
 
 
@@ -168,8 +181,15 @@ def _distinctive(word: str, strict: bool) -> bool:
 
 
 def _words(text: str) -> list[str]:
-    """A text's words, hyphenated compounds whole; a LaTeX command (``\\Omega``) is no word."""
-    return re.findall(r"(?<![\\\w])[^\W_]+(?:-[^\W_]+)*", text)
+    """A text's words, hyphenated compounds whole but for an ending of ``COMPOUND_TAILS``; a
+    LaTeX command (``\\Omega``) is no word."""
+    out = []
+    for word in re.findall(r"(?<![\\\w])[^\W_]+(?:-[^\W_]+)*", text):
+        parts = word.split("-")
+        while len(parts) > 1 and parts[-1].lower() in COMPOUND_TAILS:
+            parts.pop()
+        out.append("-".join(parts))
+    return out
 
 
 def _candidates(title: str) -> list[str]:

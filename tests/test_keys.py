@@ -15,7 +15,7 @@ from rlpapers.parse import paper_id
 
 
 def _paper(**fields: object) -> Paper:
-    return Paper(id="x", abstract="a", **fields)  # type: ignore[arg-type]
+    return Paper(**{"id": "x", "abstract": "a", **fields})  # type: ignore[arg-type]
 
 
 CHENG = _paper(
@@ -173,3 +173,19 @@ def test_metadata_added_later_never_moves_a_key(tmp_path):
     pid = paper_id(ABSTRACT)
     _corpus(tmp_path, f"{pid}:\n  title: 'Reasoning with Exploration'\n  year: 2025\n")
     assert _only_key(corpus) == before
+
+
+def test_a_compound_drops_an_ending_that_fits_any_paper():
+    paper = _paper(title="VLM-based: object state segmentation", authors=("A Mandikal",))
+    assert base_key(paper.with_changes(name="VLM-based")) == "mandikal_vlm"
+    assert base_key(paper.with_changes(title_derived=True)) == "mandikal_vlm"
+
+
+def test_a_derived_title_with_no_word_falls_back_to_the_abstract():
+    paper = _paper(
+        title="In this paper",
+        title_derived=True,
+        authors=("Ann Mandal",),
+        abstract="In this paper we study sparsification of transformers.",
+    )
+    assert base_key(paper) == "mandal_sparsification"
