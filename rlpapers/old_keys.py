@@ -1,0 +1,76 @@
+"""Re-keying on request, and the old keys it leaves behind.
+
+A key, once given, stays: a new rule or a user's key format applies to papers first seen after
+it. ``rlpapers keys --rederive`` shows what the rule (or format) would give each paper whose key
+is not pinned (no ``key:`` in a metadata file names it), and ``--apply`` gives those keys. The
+key a paper had becomes an old key (the ledger's ``old_keys``): it still finds the paper
+wherever a key is accepted (``show``, ``--ids``, ``similar``, ``key:`` in a query), and no
+export ever prints it. A new key is never one that another paper holds or once held.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .key_format import KeyFormat
+    from .model import Paper
+
+
+@dataclass(frozen=True)
+class Rekey:
+    """A paper's key now, and the one the rule would give it."""
+
+    id: str
+    old: str
+    new: str
+
+
+def proposals(
+    papers: Iterable[Paper],
+    pinned: set[str],
+    holder: Callable[[str], str | None],
+    format: KeyFormat | None = None,
+) -> list[Rekey]:
+    """The papers, in the order given, whose key the rule (or ``format``) would change: each
+    unpinned paper's base key from its record (metadata title, year and name included), or the
+    first free form of it (b, c, …). ``holder`` tells which paper holds or once held a key; a
+    paper may take back a key it held before."""
+    from .keys import base_key, key_suffix
+
+    proposed: set[str] = set()  # lower-case keys given in this run
+    out = []
+    for paper in papers:
+        if paper.id in pinned or not paper.key:
+            continue
+        base = base_key(paper, format)
+        n = 0
+        while True:
+            candidate = base + key_suffix(n)
+            n += 1
+            if candidate.lower() == paper.key.lower():
+                break
+            if candidate.lower() not in proposed and holder(candidate) in (None, paper.id):
+                break
+        proposed.add(candidate.lower())
+        if candidate.lower() != paper.key.lower():
+            out.append(Rekey(paper.id, paper.key, candidate))
+    return out
+
+
+def with_current_keys(query: str, current: Callable[[str], str | None]) -> str:
+    """``query`` with each ``key:OLD`` (``+key:``, ``-key:`` too) naming an old key replaced by
+    the paper's current key (``current``: old key -> current key, or None); anything else, a
+    wildcard or a phrase, is left as written."""
+    import re
+
+    def replace(match: re.Match[str]) -> str:
+        value = match.group(2)
+        if any(char in value for char in "*?~"):
+            return match.group(0)
+        now = current(value)
+        return match.group(1) + now if now else match.group(0)
+
+    return re.sub(r"(?<![^\s(])([+-]?key:)([^\s()\"]+)", replace, query, flags=re.IGNORECASE)
