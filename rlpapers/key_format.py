@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
 
@@ -34,6 +35,8 @@ FIELDS = ("auth", "year", "title", "name", "word")
 #: What literal text may hold: what a BibTeX key may (``keys.SAFE_KEY``), braces aside.
 LITERAL = re.compile(r"[A-Za-z0-9_\-:./+]")
 MAX_WORDS = 9
+#: The Better BibTeX-like format the docs suggest.
+DEFAULT_EXAMPLE = "{auth}{year}{title:1}"
 
 
 class KeyFormatError(InputError):
@@ -151,3 +154,34 @@ def _value(field: Field, paper: Paper, derived: str) -> str:
         return key_word(paper, derived)
     words = title_words(paper.title, field.words, paper.title_derived)
     return "".join(words or title_words(derived, field.words))
+
+
+def format_from_config(cfg: dict[str, Any], cfg_path: Path) -> KeyFormat | None:
+    """The config file's ``keys: {format: "..."}``, parsed; None when it sets none. A bad
+    section or format is a ``ParseError`` naming the file, its line and the format's position."""
+    from .errors import ParseError
+
+    section = cfg.get("keys")
+    if section is None:
+        return None
+    if not isinstance(section, dict) or set(section) - {"format"}:
+        raise ParseError("'keys' takes one setting, 'format'", str(cfg_path), _line(cfg_path))
+    text = section.get("format")
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise ParseError(
+            f'keys.format must be text such as "{DEFAULT_EXAMPLE}" (not {text!r})',
+            str(cfg_path),
+            _line(cfg_path),
+        )
+    try:
+        return parse_format(text)
+    except KeyFormatError as error:
+        raise ParseError(str(error), str(cfg_path), _line(cfg_path)) from None
+
+
+def _line(cfg_path: Path) -> int | None:
+    from .config import setting_line
+
+    return setting_line(cfg_path, "keys")

@@ -189,3 +189,20 @@ def test_a_derived_title_with_no_word_falls_back_to_the_abstract():
         abstract="In this paper we study sparsification of transformers.",
     )
     assert base_key(paper) == "mandal_sparsification"
+
+
+def test_the_config_sets_a_format_and_a_bad_one_names_the_file_line_and_position(tmp_path):
+    from rlpapers.errors import ParseError
+    from rlpapers.key_format import format_from_config
+
+    config = tmp_path / "config.yaml"
+    config.write_text('keys:\n  format: "{auth}{year}{title:1}"\n', encoding="utf-8")
+    assert format_from_config({"keys": {"format": "{auth}{year}{title:1}"}}, config) is not None
+    assert format_from_config({}, config) is None
+    bad = {"keys": {"format": "{auth}{yeer}"}}
+    with pytest.raises(ParseError) as caught:
+        format_from_config(bad, config)
+    assert f"{config}:1:" in str(caught.value) and "at character 7" in str(caught.value)
+    for section in ({"keys": {"fmt": "x"}}, {"keys": "{auth}"}, {"keys": {"format": 3}}):
+        with pytest.raises(ParseError):
+            format_from_config(section, config)
