@@ -12,7 +12,9 @@
 A SMART document becomes one paper of the seed layout: one abstract block
 ``"title. abstract"``, its real title given as metadata (``<file>.yaml`` keyed by paper id),
 as a user with real papers would have them. A document whose text repeats an earlier one is
-left out and its judgments count for the earlier one (Cranfield 995 = 471; two in CISI).
+left out and its judgments count for the earlier one (Cranfield 995 = 471; two in CISI). A
+document with no text at all (Cranfield 471) is left out of the layout: no engine can find it,
+and its judgments stay, for every engine alike.
 Queries are lower-cased and stripped of punctuation (``plain``): every engine gets the same
 words, and none of them reads a request's colons, quotes or capitalised AND/OR/NOT as syntax.
 
@@ -154,6 +156,8 @@ def write_seed_layout(collection: Judged, folder: Path, titles_only: bool = Fals
     folder.mkdir(parents=True, exist_ok=True)
     texts = {}
     for doc, (title, abstract) in collection.docs.items():
+        if not (title.strip() or abstract.strip()):
+            continue
         dropped = titles_only and doc.isdigit() and int(doc) % 2 == 0
         texts[doc] = " ".join(f"{title}. {'' if dropped else abstract}".split())
     name = f"{collection.name}.txt"

@@ -75,10 +75,12 @@ def sides(collection: Judged, library: Any) -> dict[int, tuple[Ranking, Ranking,
     document ids."""
     to_doc = collection.to_doc
     with_texts = bm25s_search(collection, Path(), indexed_texts(collection, library))
+    from rlpapers.request import SearchRequest
+
     vectors = library.vectors
     out = {}
     for number, text in collection.judged("all"):
-        pairs, _ = library.index.matches(text, DEPTH)
+        pairs, _ = library.index.matches(SearchRequest(text, DEPTH))
         lexical = [(to_doc[p.id], s) for p, s in pairs]
         dense = [(to_doc[pid], s) for pid, s in vectors.rank(vectors.query(text), DEPTH)]
         out[number] = (lexical, dense, with_texts(text))

@@ -21,6 +21,7 @@ __all__ = [
     "Paper",
     "ParseError",
     "QueryError",
+    "SearchRequest",
     "export",
     "load_corpus",
     "parse_file",
@@ -38,6 +39,7 @@ _LAZY = {
     "export": "exporters",
     "ParseError": "errors",
     "QueryError": "errors",
+    "SearchRequest": "request",
 }
 
 if TYPE_CHECKING:
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     from .library import Library
     from .model import Paper
     from .parse import parse_file, parse_text
+    from .request import SearchRequest
 
 
 def __getattr__(name: str) -> Any:

@@ -63,12 +63,23 @@ def _replace(target: Path, data: bytes, shown: Path, mode: int | None) -> None:
     folder = target.parent
     if not folder.is_dir():
         raise ExportError(f"cannot write {shown}: the folder {folder} does not exist")
-    tmp = folder / f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
-        # 0o666 minus the umask, as a shell redirection would create it
-        handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        write_atomic(target, data, mode)
     except OSError as error:
-        raise ExportError(f"cannot write {shown}: {error.strerror}") from None
+        raise OutputError(f"cannot write {shown}: {error.strerror or error}") from None
+
+
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` all at once: a reader (or a crash) sees the old file or
+    the new one, never part of either. The data goes to a new temporary file beside ``path``
+    (permission bits 0o666 minus the umask, as a shell redirection gives; ``mode`` instead
+    when given), is flushed to the disk and renamed over ``path``. On any failure the
+    temporary file is removed and the error raised as it came (``OSError`` for the system's).
+
+    The one atomic write of the package: output files (``save``), keys.yaml (through
+    ``save``) and the search view's manifest and ``CURRENT`` pointer."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(handle, "wb") as out:
             if mode is not None:
@@ -76,10 +87,7 @@ def _replace(target: Path, data: bytes, shown: Path, mode: int | None) -> None:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        os.replace(tmp, target)
-    except OSError as error:
-        tmp.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {shown}: {error.strerror or error}") from None
+        os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -194,7 +194,7 @@ def _words(text: str) -> list[str]:
 
 def _candidates(title: str) -> list[str]:
     """A title's words folded to lower-case ASCII, whole, in order; three letters or more."""
-    out = []
+    out: list[str] = []
     for word in _words(title):
         if starts_cjk(word):
             word = word[:4]  # a CJK run is a whole clause; four characters make a word or two

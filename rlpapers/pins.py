@@ -21,14 +21,48 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ExportError, ParseError
+
+if TYPE_CHECKING:
+    from .model import Paper
 
 HEADER = (
     "# Citation keys pinned by `rlpapers keys --pin`: paper id -> key.\n"
     "# Read like any metadata file: keep it beside the corpus files so the keys travel with them.\n"
 )
+
+
+def pin_corpus(
+    files: Iterable[Path], keys: Iterable[tuple[str, str, str]], papers: Iterable[Paper]
+) -> list[tuple[Path, int]]:
+    """Pin every paper's key into a ``keys.yaml`` beside its corpus file or folder (``files``
+    as the corpus names them; never into the bundled seeds), from ``keys`` ((id, key, corpus
+    file) of every paper); returns each file written with its number of keys."""
+    from .config import bundled_seeds
+    from .parse import paper_id
+    from .store.files import KEYS_FILE
+
+    seeds = bundled_seeds().resolve()
+    given = {str(p.resolve()): p for p in files}  # a symlink's folder, not its target's
+    by_folder: dict[Path, list[tuple[str, str, tuple[str, ...]]]] = {}
+    by_id = {p.id: p for p in papers}
+    for pid, key, file in keys:
+        folder = given.get(file, Path(file)).parent
+        if folder.resolve() == seeds:
+            continue
+        # the content id: what a fresh ledger will know this paper by, unless it is the id
+        # of another paper here (an abstract kept beside its edited version), which wins
+        cid = paper_id(by_id[pid].abstract) if pid in by_id else pid
+        theirs = cid != pid and cid in by_id  # the content id is another paper's id
+        target = pid if theirs else cid
+        names = (pid, key) if theirs else (pid, cid, key)  # names an entry may have
+        by_folder.setdefault(folder, []).append((target, key, names))
+    return [
+        (folder / KEYS_FILE, write_keys(folder / KEYS_FILE, pins))
+        for folder, pins in by_folder.items()
+    ]
 
 
 def write_keys(path: Path, pins: Iterable[tuple[str, str, Iterable[str]]]) -> int:

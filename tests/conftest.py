@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import resource
 import shutil
 import sqlite3
 import tempfile
+import types
 from pathlib import Path
 
 import pytest
@@ -92,6 +95,15 @@ def run(*args: str, code: int = 0, input: str | bytes | None = None) -> Result:
     return result
 
 
+def cpu_seconds() -> float:
+    """CPU seconds (user and system) used so far by this process and the children it has waited
+    for. Bounds on work are checked with this, not the wall clock, which a loaded machine
+    stretches several-fold."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def smash_page(db: Path, table: str) -> None:
     """Overwrite the start of one page of ``table`` (its last leaf, or its root)."""
     con = sqlite3.connect(db)
@@ -103,3 +115,70 @@ def smash_page(db: Path, table: str) -> None:
     with open(db, "r+b") as handle:
         handle.seek((page - 1) * size)
         handle.write(b"\xff" * 64)
+
+
+# --- tiers ---------------------------------------------------------------------------------------
+
+#: Names whose use marks a test as starting processes or sending signals: such a test is in the
+#: slow tier (`pytest -m slow`), which CI runs after the default, fast one.
+PROCESS_NAMES = frozenset({"subprocess", "Popen", "ProcessPoolExecutor", "killpg", "signal"})
+
+
+#: Tests that start no process but take over a second of CPU on a quiet machine (property and
+#: fuzz runs, large inputs): measured with `pytest --durations=25`.
+SLOW_TESTS = frozenset(
+    {
+        "test_search.py::test_limited_search_is_the_prefix_of_the_full_ranking",
+        "test_search.py::test_a_limited_compound_query_is_the_prefix_of_the_full_ranking",
+        "test_reliability.py::test_legacy_detection_is_bounded_on_a_50mb_line",
+        "test_fuzz.py::test_random_queries_over_the_grammar",
+        "test_fuzz.py::test_random_files_in_a_corpus_folder",
+        "test_fuzz.py::test_random_metadata_yaml",
+        "test_properties.py::test_records_survive_messy_whitespace",
+        "test_export.py::test_random_specials_survive_a_bibtex_round_trip",
+    }
+)
+
+
+def _code_names(code: types.CodeType) -> set[str]:
+    """The global and attribute names ``code`` uses, its nested functions and lambdas included."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def starts_processes(
+    func: object, module: types.ModuleType, seen: set[object] | None = None
+) -> bool:
+    """Whether ``func``, or a function of its own module it calls (at any depth), starts a process
+    or sends a signal."""
+    seen = set() if seen is None else seen
+    code = getattr(func, "__code__", None)
+    if code is None or func in seen:
+        return False
+    seen.add(func)
+    names = _code_names(code)
+    if names & PROCESS_NAMES:
+        return True
+    helpers = (getattr(module, name, None) for name in names)
+    return any(
+        inspect.isfunction(helper)
+        and helper.__module__ == module.__name__
+        and starts_processes(helper, module, seen)
+        for helper in helpers
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark as slow every test that starts a process or sends a signal (see PROCESS_NAMES), and
+    those of SLOW_TESTS."""
+    for item in items:
+        module = getattr(item, "module", None)
+        func = getattr(item, "function", None)
+        name = f"{item.path.name}::{getattr(func, '__name__', item.name)}"
+        if name in SLOW_TESTS or (
+            module is not None and func is not None and starts_processes(func, module)
+        ):
+            item.add_marker(pytest.mark.slow)

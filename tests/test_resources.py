@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from .conftest import SEEDS, run
-from .test_identity import SLOW_PARSE as IDENTITY_SLOW_PARSE
+from .conftest import SEEDS, cpu_seconds, run
+from .test_identity_processes import SLOW_PARSE as IDENTITY_SLOW_PARSE
 
 SEED = "000_eda7530d3ab384ed.txt"  # the seed whose paper "preference" the metadata tests edit
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and devices")
@@ -55,9 +55,9 @@ preference:
 
 def test_a_yaml_alias_bomb_is_refused_naming_the_file(corpus):
     (corpus / "metadata.yaml").write_text(BOMB)
-    started = time.monotonic()
+    started = cpu_seconds()
     result = run("--corpus", corpus, "list", "-f", "ids", code=2)
-    assert time.monotonic() - started < 5  # 9**7 "lol"s: 312 MB of title, then exit 70
+    assert cpu_seconds() - started < 5  # 9**7 "lol"s: 312 MB of title, then exit 70
     assert "metadata.yaml:6: its anchors and aliases expand to more than" in result.stderr
     assert result.stderr.count("\n") == 1
 
@@ -152,7 +152,7 @@ def test_a_corpus_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path
     with big.open("wb") as handle:  # 300 MB: a page of text, then a hole the disk never holds
         handle.write(b"Topic\n\nWe study reward shaping in sparse settings.\n\n" * 2000)
         handle.truncate(300_000_000)
-    started = time.monotonic()
+    started = cpu_seconds()  # the children's CPU time: reading 300 MB would take far more
     for args in (["--corpus", corpus, "list", "-f", "ids"], ["parse", big]):
         result = _under_memory_limit(1 << 30, *args)  # 1 GiB: the whole file did not fit
         assert result.returncode == 2, result.stderr
@@ -160,7 +160,7 @@ def test_a_corpus_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path
             f"error: {big}: 286 MiB, more than the 256 MiB a corpus file may hold; "
             "split it into several files\n"
         )
-    assert time.monotonic() - started < 20
+    assert cpu_seconds() - started < 20
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS")
@@ -238,8 +238,8 @@ def two_workers(proc: subprocess.Popen[Any], what: str) -> list[Any]:
 
 # --- signals --------------------------------------------------------------------------------------
 
-#: A parse worker busy with a file for a minute (a large file on a slow disk).
-SLOW_PARSE = IDENTITY_SLOW_PARSE.replace("time.sleep(30)", "time.sleep(60)")
+#: A parse worker busy with a file for ten minutes (a large file on a slow disk).
+SLOW_PARSE = IDENTITY_SLOW_PARSE
 
 
 def _slow_parse(tmp_path):
@@ -259,7 +259,10 @@ def _slow_parse(tmp_path):
     return proc, workers
 
 
-def _gone_within(workers, seconds: float) -> bool:
+def _gone_within(workers, seconds: float = 60) -> bool:
+    """Whether the workers are gone within ``seconds``: the bound is generous (a loaded machine
+    stretches the wall clock), as the failure it guards against is workers that go on with
+    ten minutes of work (SLOW_PARSE) or for good."""
     import psutil
 
     deadline = time.monotonic() + seconds
@@ -288,7 +291,7 @@ def test_workers_end_with_the_parent_however_it_is_stopped(tmp_path, name, code,
     proc, workers = _slow_parse(tmp_path)
     os.kill(proc.pid, getattr(signal, name))
     proc.wait(timeout=30)
-    alone = _gone_within(workers, 2)
+    alone = _gone_within(workers)
     for worker in workers:  # a failing run leaves nothing behind either
         if worker.is_running():
             worker.kill()
@@ -494,7 +497,7 @@ def test_index_workers_end_with_the_parent_too(tmp_path, name, code):
     workers = two_workers(proc, "the writer")
     os.kill(proc.pid, getattr(signal, name))
     proc.wait(timeout=30)
-    alone = _gone_within(workers, 2)
+    alone = _gone_within(workers, 2)  # orphaned, they would end with their few seconds of work
     for worker in workers:
         if worker.is_running():
             worker.kill()

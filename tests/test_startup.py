@@ -215,7 +215,9 @@ def test_a_closed_library_opens_again_when_read():
         store, index = lib.store, lib.index
     assert "con" not in store.__dict__ and index._searcher is None
     assert lib.get("qerl") == first  # a later call opens the store again
-    index.search("entropy")  # so does the index taken before
+    from rlpapers import SearchRequest
+
+    index.search(SearchRequest("entropy"))  # so does the index taken before
     lib.close()  # and closing again reaches what was opened again
     assert "con" not in store.__dict__ and index._searcher is None
 

@@ -8,16 +8,12 @@ def main() -> None:
     import gc
     import sys
 
-    # The cyclic garbage collector is kept out of start-up and exit, where it only walks objects
-    # that live as long as the process. Start-up makes modules, classes and the app, so the
-    # collector is off until the app is made (the command runs with it as it was). At exit, a
-    # last full collection would walk every object once more just before the process gives
-    # them all back: freezing them first skips that walk. What a run opens (the store, the
-    # index) it closes itself. See docs/dev/performance-history.md, "the collector at start-up and exit".
+    # The collector is kept out of start-up and exit, where it would only walk objects that
+    # live as long as the process: off until the app is made, and everything frozen at exit.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        from .app import app_for
+        from .root import app_for
 
         app = app_for(sys.argv[1:])
     finally:

@@ -7,7 +7,12 @@ these before any command runs): an ordinary run never loads this module.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import click
+
+    from ..library import Library
 
 #: At most this many keys or ids are offered: a shell menu of thousands helps nobody.
 MOST = 200
@@ -23,7 +28,7 @@ def query_fields(incomplete: str) -> list[tuple[str, str]]:
     return [(f"{name}:", "search this field") for name in names if name.startswith(incomplete)]
 
 
-def refs(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+def refs(ctx: click.Context, incomplete: str) -> list[tuple[str, str]]:
     """Citation keys (and ids, from four characters on) that start with what is typed, each
     with its title; nothing when the corpus cannot be read (completion must never fail)."""
     try:
@@ -44,7 +49,7 @@ def _short(title: str, width: int = 60) -> str:
     return title[: width + 1].rsplit(" ", 1)[0] + " …"
 
 
-def _library(ctx: Any) -> Any:
+def _library(ctx: click.Context) -> Library:
     """The Library the command line names (``--corpus``/``--index-dir``, before or after the
     command), as the command itself would open it."""
     import warnings

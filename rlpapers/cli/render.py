@@ -14,6 +14,11 @@ from ..exporters import FORMATS, check_options, export
 from ..model import Paper
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+    from rich.table import Table
+    from rich.text import Text
+
     from ..hit import Hit
 
 #: Formats the CLI renders itself; every other --format name comes from the exporter registry.
@@ -29,17 +34,8 @@ REPORT_FORMATS = ["table", "tsv", "json", "yaml"]
 #: Paper TSV, in search, list, show, similar, parse and export: always these columns, in this
 #: order (search --scores appends a score column). Lists inside a cell are joined with "; ".
 TSV_COLUMNS = (
-    "id",
-    "key",
-    "title",
-    "authors",
-    "year",
-    "venue",
-    "categories",
-    "tags",
-    "topic",
-    "source",
-)
+    "id", "key", "title", "authors", "year", "venue", "categories", "tags", "topic", "source"
+)  # fmt: skip
 
 
 def default_format(stream: IO[str] | None = None) -> str:
@@ -60,7 +56,7 @@ def _isatty(stream: IO[str]) -> bool:
         return False
 
 
-def _console(stderr: bool = False) -> Any:
+def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     if sys.stdout is None and not stderr:
@@ -177,7 +173,7 @@ def _papers_table(items: Sequence[Paper]) -> None:
     console.print(f"[dim]{len(items)} paper{'s' if len(items) != 1 else ''}[/dim]")
 
 
-def _papers_frame(key_width: int, header: bool) -> Any:
+def _papers_frame(key_width: int, header: bool) -> Table:
     from rich.table import Table
 
     table = Table(show_header=header, header_style="bold", box=None, pad_edge=False, expand=True)
@@ -294,7 +290,7 @@ def _hits_table(items: Sequence[Hit], show_scores: bool) -> None:
         console.print()
 
 
-def snippet_text(hit: Hit) -> Any:
+def snippet_text(hit: Hit) -> Text:
     """The snippet with matched words styled; the text itself carries no markup."""
     from rich.text import Text
 
@@ -460,8 +456,8 @@ class BuildProgress:
         self.label = label
         self._clock = time.monotonic
         self._start: float | None = None
-        self._bar: Any = None
-        self._task: Any = None
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
 
     def __call__(self, done: int, total: int) -> None:
         if not _isatty(sys.stderr):
@@ -471,7 +467,7 @@ class BuildProgress:
             self._start = now
         if self._bar is None and now - self._start >= self.DELAY and done < total:
             self._open(total)
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.update(self._task, completed=done, total=total)
             if done >= total:
                 self._bar.stop()

@@ -22,27 +22,29 @@ from ._lightimport import import_whoosh
 
 import_whoosh()  # before any other Whoosh import: see _lightimport
 
-import re
 import warnings
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..config import RERANK_WINDOW, SORTS
+from ..config import RERANK_WINDOW as RERANK_WINDOW  # the default re-rank window
 from ..errors import IndexNotice, QueryError, RlpapersError
-from ..filters import Filters
 from ..hit import Hit
 from ..model import Paper
 from ..store import Store
-from . import accumulate
-from .query import check, check_expansions, is_plain, parse, plain_words
+from . import accumulate, stats
+from .budget import check_expansions
+from .query import Lexeme, is_plain, parse, plain_words
 from .ranking import rerank
 from .schema import BOOSTS
-from .snippets import make_snippet, query_terms
+from .snippets import make_snippet, query_terms, snippet_or_opening
+from .stats import count_by as count_by
 from .view import Progress, View
+
+if TYPE_CHECKING:
+    from ..request import SearchRequest
 
 T = TypeVar("T")
 
@@ -50,11 +52,9 @@ T = TypeVar("T")
 #: search, and ranks every match only if the reader wants more than that.
 FIRST_PAGE = 1000
 #: ... unless its words are found this many times or fewer in all (an upper bound on its
-#: matches): then every match is ranked at once. Whoosh ranks a few thousand matches as fast as
-#: it takes the top 1,000 of them (75k arXiv records: "policy", 3,927 matches, 17.6 against
-#: 17.5 ms; "graph neural network", 13,764, 118 against 160 ms), so paging would only rank them
-#: twice; its top-k search gains on bigger sets ("language model agents", 64,184: 515 against
-#: 606 ms).
+#: matches): then every match is ranked at once. Whoosh ranks a few thousand matches about as
+#: fast as it takes the top 1,000 of them, so paging them would only rank them twice; its top-k
+#: search gains on bigger sets (docs/performance.md).
 RANK_ALL_UPTO = 10_000
 
 
@@ -133,102 +133,77 @@ class Index:
 
     # --- search -------------------------------------------------------------------------------
 
-    def search(
-        self,
-        query: str,
-        limit: int | None = 10,
-        filters: Filters | None = None,
-        sort: str = "score",
-        snippets: bool = True,
-        rerank: int = RERANK_WINDOW,
-    ) -> list[Hit]:
-        """Ranked hits for ``query``; ``limit=None`` returns them all. Raises ``QueryError``.
-        ``snippets=False`` leaves them out (hits whose snippets will not be shown). ``rerank``:
-        how many of the best BM25 candidates the proximity bonuses re-order (0: none)."""
-        return list(self.iter_search(query, limit, filters, sort, snippets, rerank))
+    def search(self, request: SearchRequest) -> list[Hit]:
+        """Ranked hits for ``request`` (``limit=None``: all of them); raises ``QueryError``.
+        Hits have no snippets with ``request.snippets`` false."""
+        return list(self.iter_search(request))
 
-    def iter_search(
-        self,
-        query: str,
-        limit: int | None = 10,
-        filters: Filters | None = None,
-        sort: str = "score",
-        snippets: bool = True,
-        rerank: int = RERANK_WINDOW,
-    ) -> Iterator[Hit]:
-        """``search`` as an iterator: the query is checked and run now (a ``QueryError`` is
-        raised here), but in score order without filters the records are read from the store
-        only as the hits are reached, so a reader that stops early (``| head``) pays for what
-        it read. ``snippets=False`` skips the snippets."""
-        parsed, phrase, results = self._run(query, limit, filters, sort, rerank)
+    def iter_search(self, request: SearchRequest) -> Iterator[Hit]:
+        """``search`` as an iterator: the query is run now (a ``QueryError`` is raised here),
+        but in score order without filters the records are read from the store only as the hits
+        are reached, so a reader that stops early (``| head``) pays for what it read."""
+        parsed, phrase, results = self._run(request)
         reader = self.searcher.reader()
-        terms = query_terms(parsed, reader) if snippets else None
+        terms = query_terms(parsed, reader) if request.snippets else None
         authors = query_terms(parsed, reader, {"author"})
-        pairs = self._ranked(results, filters, phrase, sort, rerank)
+        pairs = self._ranked(results, request, phrase)
         return _while_open(
             _hit(paper, score, rank, terms, authors)
-            for rank, (paper, score) in enumerate(islice(pairs, limit), 1)
+            for rank, (paper, score) in enumerate(islice(pairs, request.limit), 1)
         )
 
-    def iter_ids(
-        self,
-        query: str,
-        limit: int | None = 10,
-        filters: Filters | None = None,
-        sort: str = "score",
-        window: int = RERANK_WINDOW,
-    ) -> Iterator[str]:
+    def iter_ids(self, request: SearchRequest) -> Iterator[str]:
         """The ids ``iter_search`` gives, in its order, read from the index: records are read
         from the store only where the order needs them (filters, a sort by title or key, a
         phrase query's re-rank window)."""
-        parsed, phrase, results = self._run(query, limit, filters, sort, window)
-        if filters or sort != "score":
-            pairs = self._ranked(results, filters, phrase, sort, window)
-            return _while_open(islice((paper.id for paper, _ in pairs), limit))
+        parsed, phrase, results = self._run(request)
+        if not request.in_index_order:
+            pairs = self._ranked(results, request, phrase)
+            return _while_open(islice((paper.id for paper, _ in pairs), request.limit))
         rest = iter(results)
-        head = [p.id for p, _ in self._window(rest, phrase, window)] if phrase else []
-        return _while_open(islice(chain(head, (hit["id"] for hit in rest)), limit))
+        head = [p.id for p, _ in self._window(rest, phrase, request.rerank)] if phrase else []
+        return _while_open(islice(chain(head, (hit["id"] for hit in rest)), request.limit))
 
-    def matches(
-        self,
-        query: str,
-        limit: int | None = 10,
-        filters: Filters | None = None,
-        sort: str = "score",
-    ) -> tuple[list[tuple[Paper, float]], set[str]]:
-        """(paper, score) pairs in ``sort`` order (at least ``limit`` of them when there are
-        that many), and the analysed terms the query looks for (for snippets)."""
-        parsed, phrase, results = self._run(query, limit, filters, sort)
+    def matches(self, request: SearchRequest) -> tuple[list[tuple[Paper, float]], set[str]]:
+        """(paper, score) pairs in the request's order (at least ``request.limit`` of them when
+        there are that many), and the analysed terms the query looks for (for snippets): the
+        lexical side of a hybrid search (``SearchRequest.lexical_side``)."""
+        parsed, phrase, results = self._run(request)
         terms = query_terms(parsed, self.searcher.reader())
-        return list(self._ranked(results, filters, phrase, sort)), terms
+        return list(self._ranked(results, request, phrase)), terms
 
-    def _run(
-        self,
-        query: str,
-        limit: int | None,
-        filters: Filters | None,
-        sort: str,
-        window: int = RERANK_WINDOW,
-    ) -> tuple[Any, list[str], Any]:
-        """Check and run the query: (parsed query, its phrase terms, Whoosh's results). Enough
+    def hits(
+        self, ranked: Iterable[tuple[str, float]], terms: set[str], sort: str, limit: int | None
+    ) -> list[Hit]:
+        """Hits for (id, score) pairs ranked elsewhere (by meaning, or fused), in ``sort``
+        order, with snippets for ``terms`` (the abstract's opening when none stands in it)."""
+        ranked = list(ranked)
+        found = self.store.fetch(pid for pid, _ in ranked)
+        pairs = sort_hits([(found[pid], s) for pid, s in ranked if pid in found], sort)[:limit]
+        hits = []
+        for rank, (paper, score) in enumerate(pairs, 1):
+            snippet, spans = snippet_or_opening(paper.abstract, terms)
+            hits.append(Hit(paper, score, rank, snippet, spans))
+        return hits
+
+    def _run(self, request: SearchRequest) -> tuple[Any, list[str], Any]:
+        """Run the request's query: (parsed query, its phrase terms, Whoosh's results). Enough
         results are fetched for the re-rank window, so a limit never changes the order."""
         from whoosh.query.qcore import QueryError as WhooshQueryError
 
-        if sort not in SORTS:
-            raise QueryError(f"unknown sort {sort!r} (use one of: {', '.join(SORTS)})")
-        check(query)  # before the index is opened (perhaps built): a bad query fails at once
-        parsed, lexemes = parse(query, self.schema)
-        check_expansions(parsed, self.searcher.reader(), query)
+        parsed, lexemes = parse(request.query, self.schema, request.lexemes)
+        check_expansions(parsed, self.searcher.reader(), request.query)
+        limit, window = request.limit, request.rerank
         phrase = self._phrase_terms(lexemes) if window > 0 else []
         fetch: int | None = None  # every match: filters and other orders need them all
-        if not filters and sort == "score":
+        if request.in_index_order:
             fetch = max(limit or FIRST_PAGE, window) if phrase else limit or FIRST_PAGE
             if limit is None and _found_at_most(parsed, self.searcher.reader(), RANK_ALL_UPTO):
                 fetch = None
         try:
             results = self._search(parsed, fetch, exact=not is_plain(lexemes))
         except WhooshQueryError as error:  # e.g. a phrase in a field that keeps no positions
-            raise QueryError(str(error), query, None) from None
+            raise QueryError(str(error), request.query, None) from None
         if limit is None and fetch is not None:
             return parsed, phrase, self._pages(parsed, results, fetch)
         return parsed, phrase, results
@@ -239,9 +214,9 @@ class Index:
         """Whoosh's results for ``parsed``: the best ``limit`` (all with None). With ``exact``
         the top ``limit`` are collected without Whoosh's shortcuts (skipping blocks and dropping
         parts of the query whose best score looks too low to matter): their bounds are wrong for
-        AND, NOT, ``+word`` and field queries, which then lost hits or parts of their scores, and
-        a limited search was no prefix of the unlimited one. A plain query (words OR-ed) keeps
-        them: they hold there, and they make a search of common words several times quicker.
+        AND, NOT, ``+word`` and field queries, which would lose hits or parts of their scores,
+        and a limited search would be no prefix of the unlimited one. A plain query (words
+        OR-ed) keeps them: they hold there, and they make a search of common words quick.
         ``searcher``: another than the index's current one (a lazy search's own)."""
         searcher = searcher or self.searcher
         if not exact and accumulate.is_long(parsed):  # a paragraph: see accumulate
@@ -267,20 +242,16 @@ class Index:
         yield from (hit for hit in rest if hit.docnum not in seen)
 
     def _ranked(
-        self,
-        results: Any,
-        filters: Filters | None,
-        phrase: list[str],
-        sort: str,
-        window: int = RERANK_WINDOW,
+        self, results: Any, request: SearchRequest, phrase: list[str]
     ) -> Iterator[tuple[Paper, float]]:
-        """(record, score) pairs in ``sort`` order, after ``filters``, with the re-rank of a
-        phrase query's first ``window`` matches. In score order without filters the records are
-        read from the store only as the pairs are taken, so a reader that stops early (``| head``)
-        pays for what it read."""
-        if not (filters or phrase or sort != "score"):
+        """(record, score) pairs in the request's order, after its filters, with the re-rank of
+        a phrase query's first ``request.rerank`` matches. In score order without filters the
+        records are read from the store only as the pairs are taken, so a reader that stops
+        early (``| head``) pays for what it read."""
+        filters, window = request.filters, request.rerank
+        if request.in_index_order and not phrase:
             return self._stream((hit["id"], hit.score) for hit in results)
-        if not filters and sort == "score":  # re-rank the window, stream the rest
+        if request.in_index_order:  # re-rank the window, stream the rest
             rest = iter(results)
             head = self._window(rest, phrase, window)
             return chain(head, self._stream((hit["id"], hit.score) for hit in rest))
@@ -289,7 +260,7 @@ class Index:
             hits = [(p, s) for p, s in hits if filters.matches(p)]
         if phrase:
             hits = rerank(hits, phrase, self.searcher.reader(), window)
-        return iter(_sorted(hits, sort))
+        return iter(sort_hits(hits, request.sort))
 
     def _window(
         self, rest: Iterator[Any], phrase: list[str], window: int
@@ -309,19 +280,18 @@ class Index:
             yield from self._records(batch)
             size = min(size * 10, 1000)
 
-    def count(self, query: str, filters: Filters | None = None) -> int:
-        """How many papers ``query`` matches (after ``filters``)."""
-        check(query)  # before the index is opened, as in ``_run``
-        parsed, lexemes = parse(query, self.schema)
+    def count(self, request: SearchRequest) -> int:
+        """How many papers the request's query matches (after its filters)."""
+        parsed, lexemes = parse(request.query, self.schema, request.lexemes)
         exact = not is_plain(lexemes)
-        if filters:
+        if request.filters:
             results = self._search(parsed, None, exact)
-            return sum(filters.matches(p) for p, _ in self.papers_of(results))
+            return sum(request.filters.matches(p) for p, _ in self.papers_of(results))
         if not exact and accumulate.is_long(parsed):
             return len(accumulate.search(self.searcher, parsed, 1))
         return len(self.searcher.search(parsed, limit=1))
 
-    def _phrase_terms(self, lexemes: Any) -> list[str]:
+    def _phrase_terms(self, lexemes: Sequence[Lexeme]) -> list[str]:
         """The analysed terms of a plain query of two or more words, in order (else empty)."""
         words = plain_words(lexemes)
         if len(words) < 2 or not is_plain(lexemes):
@@ -331,20 +301,9 @@ class Index:
 
     def suggest(self, query: str) -> str | None:
         """``query`` with unknown words replaced by the closest corpus words, or None."""
-        from .query import lex
+        from . import spelling
 
-        vocab = self.store.vocabulary()
-        changed = False
-        out = query
-        for lexeme in reversed([lx for lx in lex(query) if lx.kind == "word"]):
-            word = lexeme.text.lower()
-            if not re.fullmatch(r"[a-z][a-z\-']{2,}", word) or word in vocab:
-                continue
-            best = _closest(vocab, word)
-            if best:
-                out = out[: lexeme.pos] + best + out[lexeme.pos + len(lexeme.text) :]
-                changed = True
-        return out if changed else None
+        return spelling.suggest(query, self.store.vocabulary())
 
     def similar(self, paper: Paper, limit: int = 10) -> list[Hit]:
         """Papers whose abstracts share the most distinctive terms with ``paper``'s, itself excluded."""
@@ -361,46 +320,19 @@ class Index:
 
     # --- statistics ---------------------------------------------------------------------------
 
-    def distinctive_terms(self, number: int = 20) -> list[tuple[str, float]]:
-        """The abstracts' most distinctive terms (tf-idf), each shown as its commonest spelling."""
-        from .analysis import stem_words
-
+    def distinctive_terms(
+        self, number: int = 20, papers: Iterable[Paper] | None = None
+    ) -> list[tuple[str, float]]:
+        """The abstracts' ``number`` most distinctive terms (tf-idf), each shown as its
+        commonest spelling; given the ``papers``, without LaTeX command names (``stats``)."""
         reader = self.searcher.reader()
-        stems = reader.most_distinctive_terms("abstract", number=number * 3)
         vocab = self.store.vocabulary()
-        spelled: dict[str, tuple[int, str]] = {}
-        words = [w for w, c in vocab.items() if c > 1]
-        for word, stem in zip(words, stem_words(words), strict=True):
-            if vocab[word] > spelled.get(stem, (0, ""))[0]:
-                spelled[stem] = (vocab[word], word)
-        out = []
-        for score, term in stems:
-            text = term.decode("utf-8") if isinstance(term, bytes) else term
-            if len(text) > 2 and not text.isdigit():
-                out.append((spelled.get(text, (0, text))[1], float(score)))
-        return out[:number]
-
-
-def _closest(vocab: dict[str, int], word: str) -> str | None:
-    """The commonest corpus word within two edits of ``word`` (same first letter), or None."""
-    best: tuple[int, int, str] | None = None
-    for candidate, count in vocab.items():
-        if candidate[0] != word[0] or abs(len(candidate) - len(word)) > 2:
-            continue
-        distance = _distance(word, candidate)
-        if distance <= 2 and (best is None or (distance, -count, candidate) < best):
-            best = (distance, -count, candidate)
-    return best[2] if best else None
-
-
-def _distance(a: str, b: str) -> int:
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
+        if papers is None:
+            return stats.distinctive_terms(reader, vocab, number)
+        papers = list(papers)
+        return stats.without_latex(stats.distinctive_terms(reader, vocab, number * 2), papers)[
+            :number
+        ]
 
 
 def _found_at_most(parsed: Any, reader: Any, most: int) -> bool:
@@ -420,7 +352,8 @@ def _found_at_most(parsed: Any, reader: Any, most: int) -> bool:
     return True
 
 
-def _sorted(hits: list[tuple[Paper, float]], sort: str) -> list[tuple[Paper, float]]:
+def sort_hits(hits: list[tuple[Paper, float]], sort: str) -> list[tuple[Paper, float]]:
+    """``hits`` (in score order) in ``sort`` order: by score (as they are), title or key."""
     if sort == "title":
         return sorted(hits, key=lambda h: (h[0].title.casefold(), h[0].key))
     if sort == "key":
@@ -449,7 +382,7 @@ def _matched_authors(paper: Paper, terms: set[str]) -> tuple[str, ...]:
     """The authors with a word the query looked for in the author field. An ASCII name is
     analysed only if one of the words stands in it (a plain query looks for its words in the
     author field too, so most hits have no matched author, and analysing every name of every hit
-    was half the time of printing thousands of ids)."""
+    would cost as much as printing the hits)."""
     if not terms or not paper.authors:
         return ()
     analyse = _name_analyzer()
@@ -466,11 +399,3 @@ def _name_analyzer() -> Any:
     from .analysis import name_analyzer
 
     return name_analyzer()
-
-
-def count_by(papers: Iterable[Paper], attribute: str) -> list[tuple[str, int]]:
-    counter: Counter[str] = Counter()
-    for paper in papers:
-        value = getattr(paper, attribute)
-        counter.update(value if isinstance(value, tuple) else [value] if value else [])
-    return sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))

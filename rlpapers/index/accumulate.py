@@ -4,10 +4,10 @@ posting list by posting list into one table.
 Whoosh scores an OR of words document by document through a tree of union matchers, asking each
 node for its best possible score to skip what cannot enter the top k. That pays off for a few
 words; for a paragraph (a 50-word request is some 200 terms over the six default fields) the
-tree's bookkeeping is the whole cost: 4.7 s for 50 words and 33 s for 300 at 75k papers. Here
+tree's bookkeeping is the whole cost, growing with the words (docs/performance.md). Here
 each term's postings are read block by block and scored with the same ``ranking`` scorer
 (its idf, field weight, query-term weight and length norms), then the best are taken once.
-A phrase (a hyphenated word, ``off-policy``) is scored by its Whoosh matcher, as before.
+A phrase (a hyphenated word, ``off-policy``) is scored by its Whoosh matcher.
 
 ``LONG_QUERY``: the number of terms from which a plain query is scored here; below it Whoosh's
 pruning is quicker (short queries, the common case, keep their speed).
@@ -25,14 +25,13 @@ LONG_QUERY = 40
 #: Most abstract postings a long query reads. Reading one costs a few microseconds in Python
 #: (Whoosh unpickles and decompresses its blocks), and a 300-word query over 75k papers has 1.6
 #: million: past this budget the query keeps its most informative words (``select``). Below
-#: some 10,000 papers every query fits. Scaled to CISI's size (4,860 postings for its 1,458
-#: papers) it changed the odd CISI queries' nDCG@10 from 0.377 to 0.382; a third of it
-#: (1,944) cost 0.009 (docs/search-quality.md).
+#: some 10,000 papers every query fits. Keeping the most informative words loses little
+#: quality (docs/search-quality.md has the figures).
 POSTINGS_BUDGET = 250_000
 #: Most words a query over the budget keeps: each costs its lookups and scorers in six fields
-#: (about half a millisecond) and, past the most informative 150, adds little. A CISI request
-#: (330 words at most) has 114 distinct words; a 3,000-word page about 2,900: 300 kept words
-#: took 1.2 s of CPU at 75k, 150 took 1.0 s.
+#: (about half a millisecond) and, past the most informative 150, adds little time and little
+#: quality. A CISI request (330 words at most) has 114 distinct words; a 3,000-word page about
+#: 2,900.
 MAX_WORDS = 150
 
 

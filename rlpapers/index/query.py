@@ -13,6 +13,7 @@ rejected here first, with the 1-based character position of the problem.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -133,7 +134,7 @@ def text_query(text: str) -> str:
 _TEXT_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 
-def _check_words(query: str, lexemes: list[Lexeme]) -> None:
+def _check_words(query: str, lexemes: Sequence[Lexeme]) -> None:
     for lexeme in lexemes:
         if lexeme.kind == "word" and len(lexeme.text) > MAX_WORD:
             raise QueryError(
@@ -144,7 +145,7 @@ def _check_words(query: str, lexemes: list[Lexeme]) -> None:
             )
 
 
-def _check_fields(query: str, lexemes: list[Lexeme]) -> None:
+def _check_fields(query: str, lexemes: Sequence[Lexeme]) -> None:
     for lexeme in lexemes:
         match = _FIELD.match(lexeme.text) if lexeme.kind == "word" else None
         if match and match.group(1).lower() not in _KNOWN:
@@ -154,7 +155,7 @@ def _check_fields(query: str, lexemes: list[Lexeme]) -> None:
             )
 
 
-def _check_fuzz(query: str, lexemes: list[Lexeme]) -> None:
+def _check_fuzz(query: str, lexemes: Sequence[Lexeme]) -> None:
     for lexeme in lexemes:
         fuzz = _FUZZ.search(lexeme.text) if lexeme.kind == "word" else None
         if fuzz and fuzz.group(1) and int(fuzz.group(1)[:4]) > MAX_FUZZ:
@@ -165,7 +166,7 @@ def _check_fuzz(query: str, lexemes: list[Lexeme]) -> None:
             )
 
 
-def _check_structure(query: str, lexemes: list[Lexeme]) -> None:
+def _check_structure(query: str, lexemes: Sequence[Lexeme]) -> None:
     depth: list[Lexeme] = []
     previous: Lexeme | None = None
     for lexeme in lexemes:
@@ -209,7 +210,7 @@ def _needs(op: Lexeme) -> str:
     return f"'{op.text}' needs a search term on both sides"
 
 
-def plain_words(lexemes: list[Lexeme]) -> list[str]:
+def plain_words(lexemes: Sequence[Lexeme]) -> list[str]:
     """The bare words of a query (no fields, operators, wildcards or fuzz): for phrases and hints."""
     return [
         lx.text
@@ -224,7 +225,7 @@ def plain_words(lexemes: list[Lexeme]) -> list[str]:
 _MARKS = re.compile(r"[*?~^@]")
 
 
-def meaning_text(lexemes: list[Lexeme]) -> str:
+def meaning_text(lexemes: Sequence[Lexeme]) -> str:
     """What a query asks for in prose, for ranking by meaning: its words and phrases, field
     values of the prose fields (title, name, abstract), without operators, wildcard or fuzzy
     marks, and without what NOT excludes. ``topic:finance cars`` -> ``cars``."""
@@ -250,20 +251,25 @@ def meaning_text(lexemes: list[Lexeme]) -> str:
     return " ".join(w for w in out if w)
 
 
-def is_plain(lexemes: list[Lexeme]) -> bool:
+def is_plain(lexemes: Sequence[Lexeme]) -> bool:
     return all(lx.kind == "word" for lx in lexemes) and len(plain_words(lexemes)) == len(lexemes)
 
 
-def parse(query: str, schema: Any) -> Any:
-    """A Whoosh query object for ``query``, plain words OR-ed.
+def parse(
+    query: str, schema: Any, lexemes: Sequence[Lexeme] | None = None
+) -> tuple[Any, Sequence[Lexeme]]:
+    """A Whoosh query object for ``query``, plain words OR-ed, and the lexemes it was made
+    from; ``lexemes``: ``check(query)``'s, when the caller has them (a ``SearchRequest``).
 
+    Plain words are looked up without Whoosh's parser (``plain_query``); the query language
+    (fields, operators, phrases, wildcards, ranges) is Whoosh's, so its parser reads the query
+    text, after ``check`` refused what it would misread.
     Not ``OrGroup.factory(...)``: its scaled scores break Whoosh's top-k collection (a limited
     search then misses hits that an unlimited one ranks higher).
     """
     from whoosh import qparser
 
-    lexemes = check(query)
-    query, lexemes = _without_stop_words(query, lexemes)
+    query, lexemes = _without_stop_words(query, check(query) if lexemes is None else lexemes)
     parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema, group=qparser.OrGroup)
     parser.add_plugin(_fuzzy_plugin())
     parser.add_plugin(qparser.FieldAliasPlugin(ALIASES))
@@ -278,7 +284,7 @@ def parse(query: str, schema: Any) -> Any:
     return _and_not(parsed), lexemes
 
 
-def _reads_as_words(lexemes: list[Lexeme]) -> bool:
+def _reads_as_words(lexemes: Sequence[Lexeme]) -> bool:
     """Whether Whoosh's parser would read ``lexemes`` as plain words: a plain query without
     its range brackets or its quotes at a word's edge (``[a TO b]``, ``'a b'``)."""
     return is_plain(lexemes) and not any(
@@ -370,8 +376,10 @@ def _and_not(query: Any) -> Any:
     return query.apply(_and_not)
 
 
-def _without_stop_words(query: str, lexemes: list[Lexeme]) -> tuple[str, list[Lexeme]]:
-    """A plain query without its function words (``ranking.QUERY_STOP_WORDS``), if any remain."""
+def _without_stop_words(query: str, lexemes: Sequence[Lexeme]) -> tuple[str, Sequence[Lexeme]]:
+    """A plain query without its function words (``ranking.QUERY_STOP_WORDS``), if any remain:
+    the words kept, joined by spaces, with their lexemes placed in that text (as ``lex`` would
+    place them: a plain query's lexemes are all words)."""
     from .ranking import QUERY_STOP_WORDS
 
     if not is_plain(lexemes):
@@ -379,7 +387,11 @@ def _without_stop_words(query: str, lexemes: list[Lexeme]) -> tuple[str, list[Le
     kept = [lx for lx in lexemes if lx.text.lower() not in QUERY_STOP_WORDS]
     if not kept or len(kept) == len(lexemes):
         return query, lexemes
-    return " ".join(lx.text for lx in kept), lex(" ".join(lx.text for lx in kept))
+    placed, pos = [], 0
+    for lexeme in kept:
+        placed.append(Lexeme("word", lexeme.text, pos))
+        pos += len(lexeme.text) + 1
+    return " ".join(lx.text for lx in kept), placed
 
 
 def _signs() -> Any:
@@ -396,7 +408,7 @@ def _signs() -> Any:
     return Signs(_SIGN.format(r"\+"), _SIGN.format("-"))
 
 
-def _families(query: str, lexemes: list[Lexeme]) -> str:
+def _families(query: str, lexemes: Sequence[Lexeme]) -> str:
     """``pass@k`` (one letter after ``@``) becomes ``pass@``, the term every pass@-something has."""
     for lexeme in reversed(lexemes):
         family = _FAMILY.match(lexeme.text) if lexeme.kind == "word" else None
@@ -442,55 +454,3 @@ def _bounded_fuzzy_term() -> Any:
 
 def _lowercase_fields(query: str) -> str:
     return re.sub(r"([A-Za-z_]+):(?!//)", lambda m: m.group(1).lower() + ":", query)
-
-
-def check_expansions(parsed: Any, reader: Any, query: str) -> None:
-    """Refuse a query whose wildcards, ranges and fuzzy terms stand for more than
-    ``MAX_EXPANSIONS`` words in all, naming the terms and the budget (counting stops past the
-    budget, so checking is cheap too). A term counts the words it stands for in every field."""
-    from itertools import islice
-
-    from whoosh.query import Every
-    from whoosh.query.terms import MultiTerm
-
-    used = 0
-    counted: dict[str, int] = {}  # each term as written: its words, summed over its fields
-    for leaf in parsed.leaves():
-        if isinstance(leaf, Every):
-            raise QueryError("'*' alone matches every word: give it some letters", query)
-        if not isinstance(leaf, MultiTerm):
-            continue
-        words = sum(1 for _ in islice(leaf._btexts(reader), MAX_EXPANSIONS - used + 1))
-        used += words
-        counted[_shown(leaf)] = counted.get(_shown(leaf), 0) + words
-        if used > MAX_EXPANSIONS:
-            raise QueryError(
-                _over_budget([t for t, n in counted.items() if n]), query, _position(query, leaf)
-            )
-
-
-def _over_budget(terms: list[str]) -> str:
-    """The message for terms over the budget: it names them all, and the budget."""
-    budget = (
-        f"more than {MAX_EXPANSIONS:,} words, the most the wildcards, ranges and fuzzy terms "
-        "of a query may stand for"
-    )
-    if len(terms) == 1:
-        return f"{terms[0]} matches {budget}: make it more specific"
-    named = ", ".join(terms[:-1]) + f" and {terms[-1]}"
-    return f"{named} together match {budget}: make them more specific"
-
-
-def _shown(leaf: Any) -> str:
-    from whoosh.query import Prefix
-
-    text = getattr(leaf, "text", None)
-    if isinstance(text, str):
-        return f"'{text}*'" if isinstance(leaf, Prefix) else f"'{text}'"
-    return f"the range [{getattr(leaf, 'start', '')} TO {getattr(leaf, 'end', '')}]"
-
-
-def _position(query: str, leaf: Any) -> int | None:
-    text = getattr(leaf, "text", None)
-    found = query.lower().find(text.lower()) if isinstance(text, str) else query.find("[")
-    return found + 1 if found >= 0 else None

@@ -40,8 +40,8 @@ K1 = 1.5
 B = 0.75
 #: How a word that a query repeats weighs: ``(K3 + 1) * qf / (K3 + qf)`` times a word said once
 #: (BM25's query-term saturation; 0 counts every word once, a large value as often as said).
-#: 8, Robertson's usual value, chosen on the odd Cranfield and CISI queries pooled: 0 gave
-#: 0.374, 1.2 0.380, 5 0.388, 8 and 12 0.389, 1,000,000 (as bm25s counts) 0.386.
+#: 8, Robertson's usual value, did as well as any on the odd Cranfield and CISI queries pooled
+#: (``benchmarks/relevance.py --set ranking.K3=VALUE`` compares another).
 K3 = 8.0
 #: Fields whose words take the idf of another field's: the larger of the two document frequencies.
 SHARED_IDF = {"title": "abstract", "name": "abstract"}

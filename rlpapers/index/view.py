@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import IndexBusyError, IndexFolderError, IndexNotice
+from ..files import write_atomic
 from ..model import Paper
 from ..store import LOCK_WAIT_COLD, LOCK_WAIT_WARM, Store
 from ..store.db import busy, damaged
@@ -206,7 +207,7 @@ class View:
             )
             return None
         new = manifest | self._manifest()
-        _atomic_write(gen / "manifest.json", json.dumps(new).encode())
+        write_atomic(gen / "manifest.json", json.dumps(new).encode())
         return Opened(gen, open_whoosh(gen), new)
 
     def rebuild(self) -> Opened:
@@ -235,8 +236,8 @@ class View:
             total = self.store.count()
             _write_all(ix, self.store.papers(), total, self._tick)
             manifest = self._manifest()
-            _atomic_write(gen / "manifest.json", json.dumps(manifest).encode())
-            _atomic_write(self.folder / "CURRENT", gen.name.encode())
+            write_atomic(gen / "manifest.json", json.dumps(manifest).encode())
+            write_atomic(self.folder / "CURRENT", gen.name.encode())
         except BaseException as error:
             shutil.rmtree(gen, ignore_errors=True)
             if isinstance(error, OSError):
@@ -406,16 +407,3 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return value if isinstance(value, dict) else None
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -179,7 +179,7 @@ def _assemble(blocks: list[Block], vocab: set[str], source: str, titles: Titles)
 
 #: Longest paragraph kept whole. Real abstracts are a few thousand characters; a paragraph of
 #: megabytes (a file without line breaks, a pasted log) is cut here, so parsing, naming and
-#: indexing it stay quick (a 50 MB one-line file took three minutes to index).
+#: indexing it stay quick.
 MAX_PARAGRAPH = 65_536
 
 

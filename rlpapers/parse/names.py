@@ -16,8 +16,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .name_weights import WEIGHTS
+from .phrases import (
+    CLAUSE,
+    DANGLING,
+    STOP,
+    clip,
+    describe,
+    noun_phrase,
+)
+from .phrases import cut_at_clause as cut_at_clause  # tests and benchmarks use it from here
+
 MAX_TITLE = 200
-_DESCRIPTION_WORDS = 14
 
 # --- plain text -------------------------------------------------------------------------------
 
@@ -94,17 +104,6 @@ _NAMING_CUE = re.compile(
     re.I,
 )
 _ARTICLE = re.compile(r"^(?:(?:a|an|the|our|two|three|this|these)\s+)", re.I)
-_STOP = {
-    "a", "an", "the", "we", "our", "this", "that", "these", "those", "in", "on", "to", "for",
-    "of", "and", "or", "with", "by", "from", "it", "its", "is", "are", "as", "at", "via",
-    "new", "novel", "first", "simple", "here", "however", "then", "also", "both", "each",
-    "such", "two", "three", "several", "one", "which", "what", "how", "when", "where", "while",
-    "specifically", "finally", "moreover", "furthermore", "additionally", "thus",
-    "unlike", "instead", "based", "using", "given", "large", "existing", "many", "most",
-    "their", "they", "them", "there", "through", "across", "over", "under", "into", "more",
-    "recent", "efficient", "effective", "unified", "general", "scalable", "lightweight",
-    "comprehensive", "robust", "generalizable", "systematic", "theoretical", "practical",
-}  # fmt: skip
 _GENERIC = {
     "AI", "LLM", "LLMs", "VLM", "VLMs", "MLLM", "MLLMs", "LM", "LMs", "RL", "DRL", "MARL",
     "NLP", "CV", "GPU", "GPUs", "CPU", "API", "APIs", "SOTA", "ML", "DL", "DNN", "DNNs", "CNN",
@@ -127,55 +126,67 @@ def extract_name(abstract: str) -> str:
 def find_name(doc: Plain) -> tuple[str, int, int] | None:
     """The introduced name with its character span in ``doc.text``; None if nothing is introduced.
 
-    Every cue proposes candidates with a score; the best wins, the earliest on ties. A token that
-    the abstract already used before the cue's sentence is background (a baseline), not a name.
+    Every cue proposes candidates with a score (``WEIGHTS``); the best wins, the earliest on
+    ties. A token that the abstract already used before the cue's sentence is background (a
+    baseline), not a name.
     """
+    text, w = doc.text, WEIGHTS
     scored: list[tuple[float, int, str]] = []
     windows = []
-    for cue in _CUE.finditer(doc.text):
-        found = _candidates_after_cue(doc.text, cue)
+    for cue in _CUE.finditer(text):
+        found = _candidates_after_cue(text, cue)
         if found and not scored:
-            found = [(score + 1.5, start, token) for score, start, token in found]
+            found = [(score + w.first_cue, start, token) for score, start, token in found]
         scored.extend(found)
         windows.append((cue.start(), cue.end() + _WINDOW))
     for start, token in _emphasised_names(doc):
         in_window = any(lo <= start <= hi for lo, hi in windows)
-        scored.append((7.0 if in_window else 3.5, start, token))
-    for repo in _REPO_URL.finditer(doc.text):
+        scored.append((w.emphasis_near_cue if in_window else w.emphasis, start, token))
+    for repo in _REPO_URL.finditer(text):
         name = repo.group(1)
         if is_coined(name):
-            first = re.search(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w-])", doc.text)
-            scored.append((5.5 if first else 4.0, first.start() if first else repo.start(1), name))
-    for subject in _SUBJECT.finditer(doc.text):
+            first = re.search(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w-])", text)
+            at = first.start() if first else repo.start(1)
+            scored.append((w.repository_in_text if first else w.repository, at, name))
+    scored.extend(_pattern_candidates(text))
+    best = None
+    for score, start, token in scored:
+        score += _repetition_bonus(text, token, start)
+        if score >= w.least and (best is None or (score, -start) > (best[0], -best[1])):
+            best = (score, start, token)
+    return (best[2], best[1], best[1] + len(best[2])) if best else None
+
+
+def _pattern_candidates(text: str) -> list[tuple[float, int, str]]:
+    """Candidates from how a sentence is built, wherever it stands: "X is a …", "X is
+    introduced", "…, X, a framework that …", an abstract opening with its name."""
+    w = WEIGHTS
+    scored: list[tuple[float, int, str]] = []
+    for subject in _SUBJECT.finditer(text):
         if is_coined(subject.group(1)):
-            scored.append((3.0, subject.start(1), subject.group(1)))
-    for subject in _ACTING_SUBJECT.finditer(doc.text):
+            scored.append((w.subject, subject.start(1), subject.group(1)))
+    for subject in _ACTING_SUBJECT.finditer(text):
         token = subject.group(1)
-        if is_coined(token) and doc.text.find(token) == subject.start(1):
-            scored.append((3.0, subject.start(1), token))
-    for passive in _PASSIVE.finditer(doc.text):
+        if is_coined(token) and text.find(token) == subject.start(1):
+            scored.append((w.acting_subject, subject.start(1), token))
+    for passive in _PASSIVE.finditer(text):
         if is_coined(passive.group(1)):
-            scored.append((5.0, passive.start(1), passive.group(1)))
-    for appositive in _APPOSITIVE.finditer(doc.text):
+            scored.append((w.passive, passive.start(1), passive.group(1)))
+    for appositive in _APPOSITIVE.finditer(text):
         token = appositive.group(1)
         if (
-            token.lower() not in _STOP
+            token.lower() not in STOP
             and token not in _GENERIC
             and (is_coined(token) or not token.isalpha())
         ):
-            scored.append((4.0, appositive.start(1), token))
-    opening = _OPENING.match(doc.text)
+            scored.append((w.appositive, appositive.start(1), token))
+    opening = _OPENING.match(text)
     if opening and is_coined(opening.group(1)):
-        scored.append((4.5, opening.start(1), opening.group(1)))
-    leading = _leading_name(doc.text)
+        scored.append((w.opening, opening.start(1), opening.group(1)))
+    leading = _leading_name(text)
     if leading:
-        scored.append((5.0, leading[1], leading[0]))
-    best = None
-    for score, start, token in scored:
-        score += _repetition_bonus(doc.text, token, start)
-        if score >= 3 and (best is None or (score, -start) > (best[0], -best[1])):
-            best = (score, start, token)
-    return (best[2], best[1], best[1] + len(best[2])) if best else None
+        scored.append((w.leading, leading[1], leading[0]))
+    return scored
 
 
 _SUBJECT = re.compile(r"(?:^|(?<=[.!?]\s))(" + _TOKEN + r")\s+is\s+an?\s")
@@ -211,8 +222,8 @@ def _repetition_bonus(text: str, token: str, start: int) -> float:
     positions = _positions(text, token)
     sentence_start = max(text.rfind(". ", 0, start), 0)
     if any(p < sentence_start and text[p - 1 : p] != "(" for p in positions):
-        return -4.0
-    return min(len(positions) - 1, 2) * 0.75
+        return WEIGHTS.background
+    return min(len(positions) - 1, 2) * WEIGHTS.repeated
 
 
 def _positions(text: str, token: str) -> list[int]:
@@ -254,18 +265,19 @@ def _candidates_after_cue(text: str, cue: re.Match[str]) -> list[tuple[float, in
     found = []
     acronym = _acronym_expansion(window)
     if acronym:
-        found.append((4.0, start + acronym[1], acronym[0]))
+        found.append((WEIGHTS.cue_acronym, start + acronym[1], acronym[0]))
     for paren in _PAREN.finditer(window[: _object_limit(window)]):
         if is_coined(paren.group(1)):
-            found.append((3.5, start + paren.start(1), paren.group(1)))
+            found.append((WEIGHTS.cue_paren, start + paren.start(1), paren.group(1)))
     phrase = _PROPER_PHRASE.match(_ARTICLE.sub("", window))
     if phrase:
-        found.append((3.5, start + len(window) - len(_ARTICLE.sub("", window)), phrase.group(1)))
+        at = start + len(window) - len(_ARTICLE.sub("", window))
+        found.append((WEIGHTS.cue_phrase, at, phrase.group(1)))
     limit = _object_limit(window)
     first = True
     for match in re.finditer(_TOKEN, window[:limit]):
         token = match.group(0).rstrip(".-'’")
-        if token.lower() in _STOP:
+        if token.lower() in STOP:
             continue
         score = _token_score(token, window, match, first, naming)
         if score > 0:
@@ -287,13 +299,21 @@ def _token_score(token: str, window: str, match: re.Match[str], first: bool, nam
         return 0.0
     headed = bool(_HEAD_NOUN.match(window, match.end()))
     labelled = bool(_AFTER_HEAD_NOUN.search(window, 0, match.start()))  # "a new paradigm CrossICL"
+    w = WEIGHTS
     if is_coined(token):
-        return 1.0 + 2.0 * first + 1.5 * apposition + 3.0 * naming + 1.0 * headed + 2.5 * labelled
+        return (
+            w.coined
+            + w.coined_first * first
+            + w.coined_apposition * apposition
+            + w.coined_naming * naming
+            + w.coined_headed * headed
+            + w.coined_labelled * labelled
+        )
     proper = _is_proper_word(token)
     if proper and (naming or first or before.strip() == ":") and apposition:
-        return 3.0 + 3.0 * naming
+        return w.proper + w.proper_naming * naming
     if proper and headed and "-" in token:
-        return 3.0
+        return w.proper_hyphenated
     return 0.0
 
 
@@ -342,7 +362,7 @@ def _object_limit(window: str) -> int:
 
 
 def _is_proper_word(token: str) -> bool:
-    return token[:1].isupper() and token not in _GENERIC and token.lower() not in _STOP
+    return token[:1].isupper() and token not in _GENERIC and token.lower() not in STOP
 
 
 def is_coined(token: str) -> bool:
@@ -375,7 +395,7 @@ def _is_titlecase_phrase(text: str) -> bool:
     if len(text) < 3:
         return False
     words = text.split()
-    return 1 <= len(words) <= 5 and all(w[:1].isupper() or w.lower() in _STOP for w in words)
+    return 1 <= len(words) <= 5 and all(w[:1].isupper() or w.lower() in STOP for w in words)
 
 
 def _initials_fit(expansion: str, acronym: str) -> bool:
@@ -407,140 +427,13 @@ def derive_title(abstract: str) -> tuple[str, str]:
     found = find_name(doc)
     if found:
         name, start, end = found
-        description = _description(doc.text, start, end, name) or _phrase(doc.text, cue_only=True)
+        description = describe(doc.text, start, end, name) or _phrase(doc.text, cue_only=True)
         title = f"{name}: {description}" if description else name
     else:
         name, title = "", _phrase(doc.text)
-    return name, _clip(_SPACES.sub(" ", title).strip(), MAX_TITLE)
+    return name, clip(_SPACES.sub(" ", title).strip(), MAX_TITLE)
 
 
-def _description(text: str, start: int, end: int, name: str) -> str:
-    after = text[end : end + 400]
-    before = text[max(0, start - 300) : start]
-    expansion = re.match(r"[\s$}]*\(([^()]{8,160})\)", after)
-    if expansion and not expansion.group(1)[:1].isdigit():
-        return _sentence_case(expansion.group(1))
-    colon = re.match(r"\s*:\s*([^.;]{8,200}?)(?=,\s+(?:which|that|where)\b|[.;]|$)", after)
-    if colon:
-        return _sentence_case(colon.group(1))
-    if before.rstrip().endswith("("):
-        expanded = _expansion_before(before.rstrip()[:-1], name)
-        if expanded:
-            return expanded
-    apposition = re.match(
-        r"\s*,\s*(?:which\s+is\s+)?((?:an?|the)\s+" + _CLAUSE + r"{8,}?)(?=[,;]|\.\s|\.$|$)", after
-    )
-    if apposition:
-        return _noun_phrase(apposition.group(1))
-    lead = re.search(
-        r"(?:propose|introduce|present|develop)s?d?\s+(an?\s+[^,;.]{8,}?)\s*(?:,\s*)?(?:called|dubbed|named|termed)?\s*$",
-        before,
-        re.I,
-    )
-    if lead:
-        return _noun_phrase(lead.group(1))
-    return ""
-
-
-def _expansion_before(before: str, acronym: str) -> str:
-    """``trajectory entropy-constrained reinforcement learning`` before ``(TECRL)``.
-
-    The phrase is the shortest run of words ending the text that starts with the acronym's first
-    letter and has about as many word parts (hyphen pieces count) as the acronym has letters.
-    """
-    letters = [c.lower() for c in acronym if c.isalpha()]
-    tail = before.split()
-    best = ""
-    for size in range(1, min(len(tail), 12) + 1):
-        phrase = " ".join(tail[-size:])
-        if re.search(r"[.;:!?,()]", phrase):
-            break
-        pieces = [p for p in re.split(r"[\s\-–]+", phrase) if p]
-        if letters and pieces[0][:1].lower() == letters[0]:
-            best = phrase
-            if len(pieces) >= len(letters) - 1:
-                break
-    return _sentence_case(best) if best else ""
-
-
-_FILLER = re.compile(
-    r"^(?:(?:an?|the|our)\s+)?(?:(?:novel|new|simple|general|first|unified|principled|"
-    r"generic|general-purpose|end-to-end)\s+)*",
-    re.I,
-)
-
-
-def _noun_phrase(text: str) -> str:
-    text = _FILLER.sub("", text.strip())
-    words = text.split()
-    if len(words) > _DESCRIPTION_WORDS:
-        words = cut_at_clause(words, _DESCRIPTION_WORDS)
-    return _sentence_case(" ".join(_without_dangling(words)))
-
-
-# Words a long phrase is cut before: relative and adverbial clauses, prepositional tails, and
-# participles that start a modifier ("…method built on …", "…framework trained with …").
-_STRONG_BOUNDARY = {"that", "which", "where", "whose", "while", "whereby", "thereby", "wherein"}
-_WEAK_BOUNDARY = {
-    "by", "to", "for", "with", "using", "via", "through", "in", "on", "and", "from", "across",
-    "under", "over", "into", "built", "based", "without", "as", "at", "of",
-}  # fmt: skip
-_DANGLING = _STOP | {
-    "of", "as", "at", "than", "between", "among", "within", "without", "has", "have", "had",
-    "was", "were", "be", "been", "being", "can", "could", "may", "might", "will", "would",
-    "should", "must", "not", "do", "does", "did", "called", "named", "termed", "dubbed",
-}  # fmt: skip
-_ADJECTIVE_END = re.compile(r"(?:able|ible|ous|ful|less|ical)$")
-
-
-def cut_at_clause(words: list[str], most: int, least: int = 2) -> list[str]:
-    """The first ``n`` words (``least <= n <= most``) ending before a clause boundary: a comma,
-    a relative pronoun ("that", "which"), a preposition or a participle. The strongest boundary
-    wins, the earliest among equals (a preposition or participle needs four words before it);
-    with no boundary, the first ``most`` words. Never cuts inside a word, never adds "…"."""
-    best: tuple[int, int] | None = None  # (strength, n)
-    for n in range(least, min(most, len(words) - 1) + 1):
-        strength = _boundary(words, n)
-        if strength < 3 and n < 4:
-            continue  # "Approach that shifts | from …": a weaker boundary needs four words
-        if strength and (best is None or strength > best[0]):
-            best = (strength, n)
-            if strength == 3:
-                break
-    return words[: best[1]] if best else words[:most]
-
-
-def _boundary(words: list[str], n: int) -> int:
-    """How good a place to end the phrase the gap before ``words[n]`` is (0: not one)."""
-    before, after = words[n - 1], words[n].lower().strip("(")
-    if before.lower().strip(",;:") in _DANGLING:
-        return 0
-    if before.endswith((",", ";", ":")) or after in _STRONG_BOUNDARY:
-        return 3
-    if after in _WEAK_BOUNDARY or (after.isalpha() and after.endswith(("ing", "ed"))):
-        return 2 if not before.lower().endswith(("ed", "ing")) else 1
-    return 0
-
-
-def _without_dangling(words: list[str]) -> list[str]:
-    """``words`` without a tail that cannot end a title: "of", "the", a lone adjective
-    ("the discovery of interpretable"); nothing when nothing else is left."""
-    while words:
-        last = words[-1].rstrip(",;:~").lower()
-        unclosed = (
-            last.count("(") > last.count(")")
-            or last.count("$") % 2
-            or last.endswith(("{", "/", "`", "\\"))
-            or not any(c.isalnum() for c in last)
-        )
-        if unclosed or last in _DANGLING or (last.isalpha() and _ADJECTIVE_END.search(last)):
-            words = words[:-1]
-        else:
-            break
-    return words
-
-
-_CLAUSE = r"(?:[^,;.]|\.(?=\d))"
 _ASIDE = re.compile(r",?\s*to\s+(?:the\s+best\s+of\s+)?our\s+knowledge,?\s*", re.I)
 
 
@@ -550,28 +443,14 @@ def _phrase(text: str, cue_only: bool = False) -> str:
     for cue in _CUE.finditer(text):
         rest = text[cue.end() : cue.end() + 300]
         rest = re.sub(r"^and\s+\w+\s+", "", rest)
-        obj = re.match(r"((?:an?|the)\s+" + _CLAUSE + r"{12,}?)(?=[,;]|\.\s|\.$|$)", rest)
+        obj = re.match(r"((?:an?|the)\s+" + CLAUSE + r"{12,}?)(?=[,;]|\.\s|\.$|$)", rest)
         if obj:
-            return _noun_phrase(obj.group(1))
+            return noun_phrase(obj.group(1))
     if cue_only:
         return ""
     sentence = re.split(r"(?<=[.!?])\s+(?=[A-Z])", text.strip())[0].rstrip(".")
     clause = re.split(r",\s+|;\s+|\s+(?:that|which|where|while|because)\s+", sentence)[0]
-    return _noun_phrase(clause)
-
-
-def _sentence_case(text: str) -> str:
-    text = re.sub(r"\*+", "", text).strip(" ,;:.")
-    return text[:1].upper() + text[1:]
-
-
-def _clip(text: str, limit: int) -> str:
-    """``text`` if it fits in ``limit`` characters, else cut at the last clause boundary that
-    fits (whole words only, no "…")."""
-    if len(text) <= limit:
-        return text
-    words = text[: limit + 1].split()[:-1]  # whole words that fit
-    return " ".join(_without_dangling(cut_at_clause(words, len(words), 1))).rstrip(" ,;:")
+    return noun_phrase(clause)
 
 
 def title_problems(title: str, abstract: str) -> list[str]:
@@ -588,6 +467,6 @@ def title_problems(title: str, abstract: str) -> list[str]:
     text = plain(abstract).text
     if last and not re.search(r"(?<![\w\-])" + re.escape(last) + r"(?![\w])", text, re.I):
         problems.append(f"last word {last!r} is not a whole word of the abstract")
-    if last in _DANGLING and len(words) > 1:  # lower case only: "Skeleton Less is More" is a name
+    if last in DANGLING and len(words) > 1:  # lower case only: "Skeleton Less is More" is a name
         problems.append(f"ends in {last!r}")
     return problems

@@ -35,38 +35,34 @@ from __future__ import annotations
 import os
 import sqlite3
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexBusyError, IndexFolderError, IndexNotice, ParseWarning
-from ..model import Paper
 from ..parse import PARSER_VERSION
 from .db import (
     BUSY_TIMEOUT,
-    Garbled,
     NotOurs,
     busy,
-    chunks,
     connect,
     damaged,
-    loads,
+    new_instance,
     remove_database,
 )
 from .files import CORPUS, METADATA, FileState, stat_files
+from .reads import Reads
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
 
-    from ..lookup import Lookup
+    from ..key_format import KeyFormat
     from .embeddings import EmbeddingTable
-    from .find import Found
     from .ledger import Ledger
 
 Progress = Callable[[int, int], None]
-T = TypeVar("T")
 
 APP_ID = 0x726C7073  # "rlps"
 VERSION = 5  # 3: parses.rows is zlib-compressed JSON; 4: prints; 5: metadata
@@ -102,7 +98,7 @@ LOCK_WAIT_COLD = 900.0  # no records yet: wait for the builder, however long a b
 LOCK_WAIT_WARM = 30.0  # records exist: wait this long, then read them as they are
 
 
-class Store:
+class Store(Reads):
     """The records of one corpus. Reads refresh first when a corpus file changed."""
 
     def __init__(
@@ -114,9 +110,11 @@ class Store:
         progress: Progress | None = None,
         encoding: str | None = None,
         names: dict[str, str] | None = None,
+        key_format: KeyFormat | None = None,
     ) -> None:
         self.root = root
         self.encoding = encoding
+        self.key_format = key_format  # the user's key format for papers first seen, if any
         self.names = names or {}  # resolved path -> the name its records show (its file name)
         self.looked: tuple[str, int] | None = None  # (instance, counter) as ``state`` read them
         self.files = files
@@ -325,147 +323,6 @@ class Store:
 
         return Ledger(self.data_dir)
 
-    # --- reading ------------------------------------------------------------------------------
-    #
-    # Damage met while reading (a garbled record, a broken page) is healed like damage met on
-    # opening: the store is rebuilt from the corpus files, with a note, and read again. The
-    # rebuilt store holds the same records in the same order, since the ledger keeps their ids.
-
-    def reading(self, read: Callable[[], T]) -> T:
-        """``read()`` on the fresh records; once more after healing damage it met (the store's
-        own reads, and readers beside it such as the sentence vectors)."""
-        self.refresh()
-        try:
-            return read()
-        except sqlite3.DatabaseError as error:
-            if busy(error):
-                raise self.busy_error(error) from None
-            if not damaged(error):
-                raise
-            self.heal(error)
-        self.refresh()
-        return read()
-
-    def papers(self) -> Iterator[Paper]:
-        """Every record in corpus order (file order, then place in the file). Damage met on
-        the way heals, and the stream goes on with the records it has not given yet (each
-        record comes once, even if a corpus file changed meanwhile)."""
-        given: list[str] = []
-        skip: frozenset[str] = frozenset()  # after a heal: the ids given before it
-        for attempt in range(2):
-            self.refresh()
-            con = self.con
-            try:
-                for (data,) in con.execute("SELECT data FROM records ORDER BY fpos, ordinal"):
-                    paper = paper_of(data)
-                    if paper.id not in skip:
-                        given.append(paper.id)
-                        yield paper
-                return
-            except sqlite3.DatabaseError as error:
-                if busy(error):
-                    raise self.busy_error(error) from None
-                replaced = self.__dict__.get("con") is not con  # healed by another reader
-                if attempt or not (damaged(error) or replaced):
-                    raise
-                if not replaced:
-                    self.heal(error)
-                skip = frozenset(given)
-
-    def count(self) -> int:
-        return self.reading(
-            lambda: int(self.con.execute("SELECT count(*) FROM records").fetchone()[0])
-        )
-
-    def fetch(self, ids: Iterable[str]) -> dict[str, Paper]:
-        """Records by id (ids that name none are left out)."""
-        wanted = list(dict.fromkeys(ids))
-        return self.reading(lambda: self._fetch(wanted))
-
-    def _fetch(self, wanted: list[str]) -> dict[str, Paper]:
-        out: dict[str, Paper] = {}
-        for part in chunks(wanted):
-            marks = ",".join("?" * len(part))
-            for pid, data in self.con.execute(
-                f"SELECT id, data FROM records WHERE id IN ({marks})", part
-            ):
-                out[pid] = paper_of(data)
-        return out
-
-    def changed_since(self, counter: int) -> tuple[Iterator[Paper], list[str]]:
-        """Records changed after ``counter``, and ids removed after it. Damage met on the way
-        heals the store and is raised: a search view then builds itself anew."""
-        self.refresh()
-        try:
-            removed = [
-                row[0]
-                for row in self.con.execute("SELECT id FROM removed WHERE changed > ?", (counter,))
-            ]
-            rows = self.con.execute(
-                "SELECT data FROM records WHERE changed > ? ORDER BY fpos, ordinal", (counter,)
-            )
-        except sqlite3.DatabaseError as error:
-            self._heal_if_damaged(error)
-            raise
-        return self._decoded(rows), removed
-
-    def _decoded(self, rows: Iterable[tuple[Any, ...]]) -> Iterator[Paper]:
-        try:
-            for (data,) in rows:
-                yield paper_of(data)
-        except sqlite3.DatabaseError as error:
-            self._heal_if_damaged(error)
-            raise
-
-    def _heal_if_damaged(self, error: sqlite3.DatabaseError) -> None:
-        if damaged(error):
-            self.heal(error)
-
-    def vocabulary(self) -> dict[str, int]:
-        """Surface words of the corpus with their counts (for spelling suggestions)."""
-        return self.reading(self._vocabulary)
-
-    def _vocabulary(self) -> dict[str, int]:
-        total: dict[str, int] = {}
-        files = self.con.execute("SELECT path, sha1 FROM files WHERE kind = ?", (CORPUS,))
-        for path, sha1 in files.fetchall():
-            row = self.con.execute(
-                "SELECT vocab FROM parses WHERE sha1 = ? AND name = ?",
-                (sha1, self.names.get(path) or Path(path).name),
-            ).fetchone()
-            for word, n in loads(row[0] if row else "{}", dict, "vocabulary").items():
-                if type(n) is not int:
-                    raise Garbled("garbled vocabulary (a count that is no number)")
-                total[word] = total.get(word, 0) + n
-        return total
-
-    def keys(self) -> list[tuple[str, str, str]]:
-        """(id, key, source file) of every record, in corpus order."""
-        return self.reading(
-            lambda: list(
-                self.con.execute("SELECT id, key, file FROM records ORDER BY fpos, ordinal")
-            )
-        )
-
-    # --- lookups ------------------------------------------------------------------------------
-
-    @cached_property
-    def lookup(self) -> Lookup:
-        from .find import SqlLookup
-
-        return SqlLookup(self)
-
-    def get(self, ref: str) -> Paper:
-        """The paper an id, id prefix (≥ 4 characters), key or former id/key names."""
-        return self.reading(lambda: self.lookup.get(ref))
-
-    def find(self, refs: Iterable[str]) -> Found:
-        """Many references at once, in linear time; each paper once, unknown ones named."""
-        from .find import find
-
-        wanted = list(refs)  # read once: a second try after healing reads the same list
-        return self.reading(lambda: find(self.lookup, wanted))
-
 
 def _read_only(path: Path, root: Path) -> sqlite3.Connection:
     """A connection that writes nothing. In a folder this process cannot write, SQLite cannot
@@ -509,25 +366,6 @@ def _instance(con: sqlite3.Connection) -> str:
     except sqlite3.DatabaseError:
         return "?"
     return str(row[0]) if row else ""
-
-
-def paper_of(data: str) -> Paper:
-    """A record as the store keeps it (JSON text) back as a Paper; ``Garbled`` when it is no
-    paper's record."""
-    return stored_paper(loads(data, dict, "record"))
-
-
-def stored_paper(row: dict[str, Any]) -> Paper:
-    """``Paper.from_dict`` for a record or parse row the store wrote; ``Garbled`` if damaged."""
-    try:
-        return Paper.from_dict(row)
-    except ValueError as error:
-        raise Garbled(f"garbled record ({error})") from None
-
-
-def new_instance() -> str:
-    """A random name for a store.db: a search view of another instance is rebuilt."""
-    return os.urandom(8).hex()
 
 
 def _notice(message: str) -> None:

@@ -8,6 +8,7 @@ their own ``BEGIN IMMEDIATE`` transactions, so one transaction is one refresh.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -162,3 +163,8 @@ def chunks(items: list[str], size: int = 500) -> Iterator[list[str]]:
     """Slices small enough for one ``IN (…)`` clause."""
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def new_instance() -> str:
+    """A random name for a store.db: a search view of another instance is rebuilt."""
+    return os.urandom(8).hex()

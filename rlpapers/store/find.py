@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..lookup import Lookup, resolve_many
 from ..model import Paper
-from . import paper_of
+from .records import paper_of
 
 if TYPE_CHECKING:
-    from . import Store
+    from .reads import Reads
 
 
 class Found(NamedTuple):
@@ -33,7 +33,7 @@ def find(lookup: Lookup, refs: Iterable[str]) -> Found:
 class SqlLookup(Lookup):
     """The lookup rule (``rlpapers.lookup``) over the store's tables and the ledger."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Reads) -> None:
         self.store = store
 
     @property

@@ -1,0 +1,95 @@
+"""Commands about the collection as a whole and its upkeep: ``keys``, ``stats``, ``index``,
+``config`` and ``embed``."""
+
+from typing import Annotated
+
+import typer
+
+from . import render
+from .common import fmt_of, library
+from .errors import report
+from .options import ReportFormatOpt
+from .root import app
+
+TopOpt = Annotated[int, typer.Option("--top", min=1, help="Rows per section.")]
+StatusOpt = Annotated[
+    bool,
+    typer.Option("--status", help="Report files, records, size and freshness; build nothing new."),
+]
+PinOpt = Annotated[
+    bool,
+    typer.Option(
+        "--pin",
+        help="Write the keys into keys.yaml beside each corpus file or folder, so they "
+        "travel with the files.",
+    ),
+]
+
+
+@app.command()
+def keys(ctx: typer.Context, pin: PinOpt = False, format: ReportFormatOpt = None) -> None:
+    """List every paper's id, citation key and corpus file; --pin writes the keys into
+    keys.yaml files.
+
+    Keys are given once by the identity ledger and never move; keys.yaml carries them to
+    another machine or data folder (it is read like any metadata file).
+    """
+    lib = library(ctx)
+    if not pin:
+        render.keys(lib.keys(), fmt_of(format))
+        return
+    written = lib.pin_keys()
+    for path, count in written:
+        report(f"wrote {count} key{'s' if count != 1 else ''} to {path}", "note")
+    if not written:
+        report(
+            "nothing pinned: keys are never written into the bundled seeds; pin the keys of a "
+            "corpus of your own (--corpus, RLPAPERS_CORPUS or the config file)",
+            "note",
+        )
+
+
+@app.command()
+def stats(ctx: typer.Context, format: ReportFormatOpt = None, top: TopOpt = 10) -> None:
+    """Counts by topic, category, author, year, venue and tag, and the most distinctive terms."""
+    render.stats(library(ctx).stats(terms=top), fmt_of(format), top)
+
+
+@app.command()
+def index(ctx: typer.Context, status: StatusOpt = False, format: ReportFormatOpt = None) -> None:
+    """Build (or rebuild) the search index now. Every other command keeps it fresh by itself.
+
+    With --status, report where the record store and the index are and whether they are fresh,
+    stale, damaged or missing, and change nothing.
+    """
+    lib = library(ctx, writing=not status)
+    if not status:
+        lib.rebuild()
+    render.status(lib.status(), fmt_of(format))
+
+
+@app.command()
+def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
+    """Show the config file, corpus files and index folder in use, and where each came from."""
+    from ..config import RERANK_WINDOW
+
+    lib = library(ctx)
+    settings = lib.settings
+    exists = "" if settings.config_file.is_file() else " (not present)"
+    rows = [("config file", f"{settings.config_file}{exists}", settings.origin["config"])]
+    rows += [("corpus path", str(p), settings.origin["corpus"]) for p in settings.corpus]
+    rows += [("corpus file", str(f), "") for f in lib.files]
+    rows.append(("index dir", str(settings.index_dir), settings.origin["index_dir"]))
+    rows.append(("ledger", str(settings.data_dir / "ledger.db"), settings.origin["data_dir"]))
+    rows.append(("search.mode", settings.search_mode, settings.origin["search.mode"]))
+    rerank = str(RERANK_WINDOW if settings.search_rerank is None else settings.search_rerank)
+    rows.append(("search.rerank", rerank, settings.origin["search.rerank"]))
+    render.config(rows, fmt_of(format))
+
+
+@app.command()
+def embed(ctx: typer.Context) -> None:
+    """Compute the sentence vectors that hybrid and semantic search use (only new or changed
+    papers; an interrupted run keeps what it finished). Needs the semantic extra."""
+    counts = library(ctx).embed(render.BuildProgress("embedding"))
+    report(f"embedded {counts['embedded']} papers; {counts['stored']} have vectors", "note")

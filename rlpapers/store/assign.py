@@ -1,0 +1,347 @@
+"""Ids and keys for a refresh's abstracts, from the identity ledger (``Identities``), and the
+metadata overrides' field changes and key claims."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ParseError, ParseWarning
+from ..keys import SAFE_KEY, SAFE_KEY_TEXT
+from ..metadata import Override
+from .db import chunks
+from .identity import Version, fingerprint, hashes, match_edits
+from .ledger import Ledger, PaperState
+from .plan import Identity, Item, RecordState
+from .records import paper_of, stored_paper
+
+if TYPE_CHECKING:
+    from ..model import Paper
+    from .refresh import Refresh
+
+
+class Identities:
+    """Ids and keys for the corpus's content ids, from the ledger, given once.
+
+    Everything decided here is read from the ledger (and the corpus as it stands), never from
+    the rebuildable records: a cleared index folder or a run over another corpus in between
+    gives every paper the same id and key."""
+
+    def __init__(self, refresh: Refresh, items: list[Item], previous: dict[str, RecordState]):
+        self.refresh = refresh
+        self.items = items
+        self.previous = previous
+        self.ledger = refresh.store.ledger
+        self._prints: dict[str, bytes] = {}
+        self._texts: dict[str, dict[str, str]] = {}  # file -> content id -> abstract
+        # resolved path -> the corpus path as given (absolute, not a symlink's target): what
+        # the ledger keeps, so that a link replaced by a file, or pointed elsewhere, is the
+        # same place
+        self._given = {str(f.resolve()): os.path.abspath(f) for f in refresh.store.files}
+        self._files: dict[str, list[Item]] = {}
+        self._first: dict[str, Item] = {}  # content id -> its first copy in corpus order
+        for item in items:
+            self._files.setdefault(item.file, []).append(item)
+            self._first.setdefault(item.cid, item)
+
+    def assign(self, overrides: list[Override]) -> Identity:
+        cids = list(dict.fromkeys(item.cid for item in self.items))
+        self._learn_from_store()
+        known = self.ledger.ids_of(cids)
+        holders = _holders(cids, known, self.ledger)
+        new = [cid for cid in cids if cid not in known]
+        edits = self._edits(new, set(known.values()))
+        ids: dict[str, str] = {}
+        owner: dict[str, str] = dict(holders)
+        split: list[str] = []  # known abstracts whose paper another abstract of the corpus holds
+        for cid in cids:
+            if cid in known and holders[known[cid]] != cid:
+                pid = self._fresh_id(cid, owner)
+                split.append(cid)
+            else:
+                pid = known.get(cid) or edits.get(cid) or cid
+            owner[pid] = cid
+            ids[cid] = pid
+        bases: dict[str, str] = {}
+        for item in self.items:
+            bases.setdefault(item.cid, item.base)
+        with self.ledger.transaction():
+            for cid in new:
+                self.ledger.add_paper(ids[cid], [cid])
+            for cid in split:  # its own paper, found again by _fresh_id on the next refresh
+                self.ledger.add_paper(ids[cid], [_split_alias(cid)])
+            self._note_texts(ids, self.ledger.states_of(set(ids.values())))
+            changes = self._overrides(overrides, ids, bases, [*new, *split])
+        return Identity(ids, self.ledger.keys_of(list(owner)), changes)
+
+    def _learn_from_store(self) -> None:
+        """A ledger written before it kept fingerprints learns them from the stored records,
+        while they still hold each paper's previous text (once; a ledger that has them all
+        asks nothing more)."""
+        if not self.previous or self.refresh.store._meta("taught"):
+            return
+        states = self.ledger.states_of(list(self.previous))
+        missing = [pid for pid, state in states.items() if not state.printed]
+        if not missing:
+            return
+        from ..parse import paper_id
+
+        texts = _stored(self.refresh, missing)
+        with self.ledger.transaction():
+            for pid, abstract in texts.items():
+                record = self.previous[pid]
+                cid = paper_id(abstract)
+                file = self._given.get(record.file, record.file)
+                self.ledger.note_text(pid, cid, fingerprint(abstract), file, record.ordinal)
+
+    def _edits(self, new: list[str], present: set[str]) -> dict[str, str]:
+        """Newcomer content id -> the paper it continues: one the ledger knows that is absent
+        and last stood in a file of this corpus, or in a file that is gone (renamed, deleted).
+        A paper whose file still stands outside this corpus lives in another corpus sharing
+        the ledger: an edited copy of it here is a paper of its own."""
+        if not new:
+            return {}
+        ours = {*self._given.values(), *self._given}  # every corpus file, as given or resolved
+
+        def where(file: str, stamp: str | None) -> bool:
+            """The paper may have left its last file: it is a file of this corpus, or gone, or
+            changed since the paper was seen in it. An unchanged file elsewhere still holds
+            it: it lives in another corpus sharing the ledger."""
+            return file in ours or stamp is None or _stamp_of(file) != stamp
+
+        absent = self.ledger.absent(present, where)
+        if not absent:
+            return {}
+        newcomers = [
+            Version(cid, item.file, item.ordinal, hashes(self._print(item)))
+            for cid, item in ((cid, self._first[cid]) for cid in new)
+        ]
+        return match_edits(newcomers, absent)
+
+    def _print(self, item: Item) -> bytes:
+        """The identity fingerprint of an abstract of the corpus: as its parse stored it, else
+        made now from its text (only the abstracts that need one are read)."""
+        if item.cid not in self._prints:
+            mine = self._files[item.file]
+            stored = self.refresh.prints(item.file, len(mine))
+            if stored is not None:
+                for other, print_ in zip(mine, stored, strict=True):
+                    self._prints.setdefault(other.cid, print_)
+            else:
+                if item.file not in self._texts:
+                    rows = self.refresh.rows(item.file)
+                    self._texts[item.file] = {r["id"]: r["abstract"] for r in rows}
+                self._prints[item.cid] = fingerprint(self._texts[item.file][item.cid])
+        return self._prints[item.cid]
+
+    def _note_texts(self, ids: dict[str, str], states: dict[str, PaperState]) -> None:
+        """Tell the ledger each paper's latest text and place, where they changed."""
+        stamps = {s.path: f"{s.size}:{s.mtime_ns}" for s in self.refresh.states}
+        for cid, pid in ids.items():
+            item = self._first[cid]
+            state = states.get(pid)
+            file, stamp = self._given.get(item.file, item.file), stamps.get(item.file)
+            if state is None or state.cid != cid or not state.printed:
+                self.ledger.note_text(pid, cid, self._print(item), file, item.ordinal, stamp)
+            elif (state.file, state.ordinal, state.stamp) != (file, item.ordinal, stamp):
+                self.ledger.note_place(pid, file, item.ordinal, stamp)
+
+    def _fresh_id(self, cid: str, owner: dict[str, str]) -> str:
+        """A paper id of its own for an abstract whose paper another abstract of the corpus
+        holds (an abstract and its edited version, both kept): the one the ledger gave it
+        before, else a new one made from the content id."""
+        alias = _split_alias(cid)
+        given = self.ledger.ids_of([alias]).get(alias)
+        if given and given not in owner:
+            return given
+        n = 1
+        while True:
+            digest = hashlib.sha1(f"{cid}/{n}".encode()).digest()
+            pid = base64.b32encode(digest).decode("ascii").lower()[:10]
+            if pid not in owner and self.ledger.resolve(pid) is None:
+                return pid
+            n += 1
+
+    # --- metadata overrides -------------------------------------------------------------------
+
+    def _overrides(
+        self, overrides: list[Override], ids: dict[str, str], bases: dict[str, str], new: list[str]
+    ) -> dict[str, dict[str, Any]]:
+        present = set(ids.values())
+        resolved: list[tuple[str, Override]] = []
+        later: list[Override] = []
+        for override in overrides:
+            pid = self._target(override.target, present)
+            if pid is None:
+                later.append(override)
+            else:
+                resolved.append((pid, override))
+        self._claim_keys(resolved)
+        current = self.ledger.keys_of(list(present))
+        bases = self._first_keys([c for c in new if not current.get(ids[c])], ids, bases, resolved)
+        for cid in new:  # newcomers in corpus order get the first free form of their base key
+            pid = ids[cid]
+            if not current.get(pid):
+                self.ledger.give_key(pid, self.ledger.free_key(bases[cid]))
+        more = []
+        for override in later:
+            pid = self._target(override.target, present)
+            if pid is None:
+                warned = self.refresh.warned.setdefault(override.source, set())
+                if override.target not in warned:
+                    warned.add(override.target)
+                    message = f"no paper with id or key {override.target!r}, ignored"
+                    warnings.warn(
+                        ParseWarning(f"{override.source}:{override.line}: {message}"),
+                        stacklevel=2,
+                    )
+            else:
+                more.append((pid, override))
+        self._claim_keys(more)
+        merged = _merged(resolved + more, warn=True)
+        return {
+            pid: {k: v for k, v in values.items() if k != "key"} for pid, values in merged.items()
+        }
+
+    def _first_keys(
+        self,
+        new: list[str],
+        ids: dict[str, str],
+        bases: dict[str, str],
+        resolved: list[tuple[str, Override]],
+    ) -> dict[str, str]:
+        """Content id -> base key: the parse's (the default rule), unless the config sets a key
+        format, or metadata naming the paper by id gives it a title, year or name, which the
+        rule then sees (``keys.first_key``)."""
+        from ..keys import KEY_FIELDS, first_key
+
+        fmt = self.refresh.store.key_format
+        fields = {
+            pid: values
+            for pid, values in _merged(resolved, warn=False).items()
+            if any(name in values for name in KEY_FIELDS)
+        }
+        todo = [cid for cid in new if fmt is not None or ids[cid] in fields]
+        if not todo:
+            return bases
+        out = dict(bases)
+        for cid, draft in self._drafts(todo).items():
+            out[cid] = first_key(draft, fields.get(ids[cid], {}), fmt)
+        return out
+
+    def _drafts(self, cids: list[str]) -> dict[str, Paper]:
+        """The parsed papers of these content ids (their first copies), read file by file."""
+        wanted: dict[str, set[str]] = {}
+        for cid in cids:
+            wanted.setdefault(self._first[cid].file, set()).add(cid)
+        out: dict[str, Paper] = {}
+        for file, mine in wanted.items():
+            for row in self.refresh.rows(file):
+                if row["id"] in mine:
+                    out.setdefault(row["id"], stored_paper(row))
+        return out
+
+    def _target(self, target: str, present: set[str]) -> str | None:
+        ref = target.strip()
+        pid = ref.lower() if ref.lower() in present else self.ledger.resolve(ref)
+        return pid if pid in present else None
+
+    def _claim_keys(self, pairs: list[tuple[str, Override]]) -> None:
+        for pid, values in _merged(pairs, warn=False).items():
+            key = values.get("key")
+            if not key:
+                continue
+            source = next(o for p, o in reversed(pairs) if p == pid and "key" in o.values)
+            if not SAFE_KEY.fullmatch(key):
+                raise ParseError(
+                    f"key {key!r} is not a safe citation key: use {SAFE_KEY_TEXT}",
+                    source.source,
+                    source.line,
+                )
+            holder = self.ledger.holder(key)
+            if holder is not None and holder != pid:
+                held = self.ledger.keys_of([holder]).get(holder, "")
+                raise ParseError(
+                    f"key {key!r} already belongs to paper {holder} (now keyed {held!r}); "
+                    "a key once given never moves to another paper: choose another",
+                    source.source,
+                    source.line,
+                )
+            self.ledger.give_key(pid, key)
+
+
+def _holders(cids: list[str], known: dict[str, str], ledger: Ledger) -> dict[str, str]:
+    """Paper id -> the content id that keeps it, for the papers the corpus's known abstracts
+    claim. Where several abstracts claim one paper (an abstract and its edited version, both
+    kept), the one the paper last had keeps it, wherever the files stand in the corpus order.
+    A ledger from before it kept each paper's latest text knows which of them was given a
+    paper of its own (``_split_alias``); failing both, the first keeps it."""
+    claims: dict[str, list[str]] = {}
+    for cid in cids:
+        if cid in known:
+            claims.setdefault(known[cid], []).append(cid)
+    disputed = {pid: found for pid, found in claims.items() if len(found) > 1}
+    out = {pid: found[0] for pid, found in claims.items()}
+    if not disputed:
+        return out
+    states = ledger.states_of(list(disputed))
+    own = ledger.ids_of(_split_alias(cid) for found in disputed.values() for cid in found)
+    for pid, found in disputed.items():
+        latest = states.get(pid, _NO_STATE).cid
+        unsplit = [cid for cid in found if own.get(_split_alias(cid), pid) == pid]
+        out[pid] = latest if latest in found else (unsplit or found)[0]
+    return out
+
+
+_NO_STATE = PaperState(None, None, None, False)
+
+
+def _merged(pairs: list[tuple[str, Override]], warn: bool) -> dict[str, dict[str, Any]]:
+    """Paper id -> the fields its overrides set, later files winning; with ``warn``, two
+    overrides that set one field of one paper differently are named in a warning."""
+    out: dict[str, dict[str, Any]] = {}
+    origin: dict[tuple[str, str], Override] = {}
+    for pid, override in pairs:
+        values = out.setdefault(pid, {})
+        for name, value in override.values.items():
+            earlier = origin.get((pid, name))
+            if warn and earlier is not None and values[name] != value:
+                message = (
+                    f"{override.source}:{override.line}: sets {name} of paper {pid} to "
+                    f"{value!r}, but {earlier.source}:{earlier.line} sets {values[name]!r}; "
+                    f"using {value!r}"
+                )
+                warnings.warn(ParseWarning(message), stacklevel=2)
+            values[name] = value
+            origin[(pid, name)] = override
+    return out
+
+
+def _stored(refresh: Refresh, ids: list[str]) -> dict[str, str]:
+    """Abstracts of stored records, by id."""
+    out = {}
+    for part in chunks(ids):
+        marks = ",".join("?" * len(part))
+        for pid, data in refresh.con.execute(
+            f"SELECT id, data FROM records WHERE id IN ({marks})", part
+        ):
+            out[pid] = paper_of(data).abstract
+    return out
+
+
+def _stamp_of(file: str) -> str | None:
+    """A file's size and mtime, as the ledger keeps them; None if it is gone."""
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _split_alias(cid: str) -> str:
+    """The ledger's name for the paper an abstract got of its own when another abstract of the
+    corpus held the paper its content id points to (``Identities._fresh_id``)."""
+    return f"{cid}/own"

@@ -1,0 +1,187 @@
+"""Reading the record store: every record in corpus order, records by id, what changed since a
+search view was built, the vocabulary, and lookups by what a user typed.
+
+``Reads`` is the reading half of ``Store`` (``rlpapers.store``), which holds the connection,
+the lock, healing and freshness; a read first brings the records up to date.
+
+Damage met while reading (a garbled record, a broken page) is healed like damage met on
+opening: the store is rebuilt from the corpus files, with a note, and read again. The rebuilt
+store holds the same records in the same order, since the ledger keeps their ids.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..model import Paper
+from .db import Garbled, busy, chunks, damaged, loads
+from .files import CORPUS
+from .records import paper_of
+
+if TYPE_CHECKING:
+    from ..errors import IndexBusyError
+    from ..lookup import Lookup
+    from .find import Found
+    from .ledger import Ledger
+
+T = TypeVar("T")
+
+
+class Reads:
+    """The reads of a ``Store``: what it provides them is declared here."""
+
+    names: dict[str, str]
+    data_dir: Path
+
+    if TYPE_CHECKING:
+
+        @property
+        def ledger(self) -> Ledger: ...
+
+        @property
+        def con(self) -> sqlite3.Connection: ...
+
+        def refresh(self) -> None: ...
+
+        def heal(self, error: sqlite3.DatabaseError) -> None: ...
+
+        def busy_error(self, error: sqlite3.DatabaseError) -> IndexBusyError: ...
+
+    def reading(self, read: Callable[[], T]) -> T:
+        """``read()`` on the fresh records; once more after healing damage it met (the store's
+        own reads, and readers beside it such as the sentence vectors)."""
+        self.refresh()
+        try:
+            return read()
+        except sqlite3.DatabaseError as error:
+            if busy(error):
+                raise self.busy_error(error) from None
+            if not damaged(error):
+                raise
+            self.heal(error)
+        self.refresh()
+        return read()
+
+    def papers(self) -> Iterator[Paper]:
+        """Every record in corpus order (file order, then place in the file). Damage met on
+        the way heals, and the stream goes on with the records it has not given yet (each
+        record comes once, even if a corpus file changed meanwhile)."""
+        given: list[str] = []
+        skip: frozenset[str] = frozenset()  # after a heal: the ids given before it
+        for attempt in range(2):
+            self.refresh()
+            con = self.con
+            try:
+                for (data,) in con.execute("SELECT data FROM records ORDER BY fpos, ordinal"):
+                    paper = paper_of(data)
+                    if paper.id not in skip:
+                        given.append(paper.id)
+                        yield paper
+                return
+            except sqlite3.DatabaseError as error:
+                if busy(error):
+                    raise self.busy_error(error) from None
+                replaced = self.__dict__.get("con") is not con  # healed by another reader
+                if attempt or not (damaged(error) or replaced):
+                    raise
+                if not replaced:
+                    self.heal(error)
+                skip = frozenset(given)
+
+    def count(self) -> int:
+        return self.reading(
+            lambda: int(self.con.execute("SELECT count(*) FROM records").fetchone()[0])
+        )
+
+    def fetch(self, ids: Iterable[str]) -> dict[str, Paper]:
+        """Records by id (ids that name none are left out)."""
+        wanted = list(dict.fromkeys(ids))
+        return self.reading(lambda: self._fetch(wanted))
+
+    def _fetch(self, wanted: list[str]) -> dict[str, Paper]:
+        out: dict[str, Paper] = {}
+        for part in chunks(wanted):
+            marks = ",".join("?" * len(part))
+            for pid, data in self.con.execute(
+                f"SELECT id, data FROM records WHERE id IN ({marks})", part
+            ):
+                out[pid] = paper_of(data)
+        return out
+
+    def changed_since(self, counter: int) -> tuple[Iterator[Paper], list[str]]:
+        """Records changed after ``counter``, and ids removed after it. Damage met on the way
+        heals the store and is raised: a search view then builds itself anew."""
+        self.refresh()
+        try:
+            removed = [
+                row[0]
+                for row in self.con.execute("SELECT id FROM removed WHERE changed > ?", (counter,))
+            ]
+            rows = self.con.execute(
+                "SELECT data FROM records WHERE changed > ? ORDER BY fpos, ordinal", (counter,)
+            )
+        except sqlite3.DatabaseError as error:
+            self._heal_if_damaged(error)
+            raise
+        return self._decoded(rows), removed
+
+    def _decoded(self, rows: Iterable[tuple[Any, ...]]) -> Iterator[Paper]:
+        try:
+            for (data,) in rows:
+                yield paper_of(data)
+        except sqlite3.DatabaseError as error:
+            self._heal_if_damaged(error)
+            raise
+
+    def _heal_if_damaged(self, error: sqlite3.DatabaseError) -> None:
+        if damaged(error):
+            self.heal(error)
+
+    def vocabulary(self) -> dict[str, int]:
+        """Surface words of the corpus with their counts (for spelling suggestions)."""
+        return self.reading(self._vocabulary)
+
+    def _vocabulary(self) -> dict[str, int]:
+        total: dict[str, int] = {}
+        files = self.con.execute("SELECT path, sha1 FROM files WHERE kind = ?", (CORPUS,))
+        for path, sha1 in files.fetchall():
+            row = self.con.execute(
+                "SELECT vocab FROM parses WHERE sha1 = ? AND name = ?",
+                (sha1, self.names.get(path) or Path(path).name),
+            ).fetchone()
+            for word, n in loads(row[0] if row else "{}", dict, "vocabulary").items():
+                if type(n) is not int:
+                    raise Garbled("garbled vocabulary (a count that is no number)")
+                total[word] = total.get(word, 0) + n
+        return total
+
+    def keys(self) -> list[tuple[str, str, str]]:
+        """(id, key, source file) of every record, in corpus order."""
+        return self.reading(
+            lambda: list(
+                self.con.execute("SELECT id, key, file FROM records ORDER BY fpos, ordinal")
+            )
+        )
+
+    # --- lookups ------------------------------------------------------------------------------
+
+    @cached_property
+    def lookup(self) -> Lookup:
+        from .find import SqlLookup
+
+        return SqlLookup(self)
+
+    def get(self, ref: str) -> Paper:
+        """The paper an id, id prefix (≥ 4 characters), key or former id/key names."""
+        return self.reading(lambda: self.lookup.get(ref))
+
+    def find(self, refs: Iterable[str]) -> Found:
+        """Many references at once, in linear time; each paper once, unknown ones named."""
+        from .find import find
+
+        wanted = list(refs)  # read once: a second try after healing reads the same list
+        return self.reading(lambda: find(self.lookup, wanted))
