@@ -14,10 +14,13 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .digest import sha1
 from .errors import CorpusError, ParseError
+
+if TYPE_CHECKING:
+    from .key_format import KeyFormat
 
 APP = "rlpapers"
 
@@ -110,6 +113,8 @@ class Settings(NamedTuple):
     #: 0 = plain BM25, faster, see docs/search-quality.md). None: ``RERANK_WINDOW``.
     search_rerank: int | None = None
     origin: Mapping[str, str] = MappingProxyType({})
+    #: The user's key format for papers first seen (``keys.format``); None: the default rule.
+    key_format: KeyFormat | None = None
 
 
 def read_config(path: Path, named: bool = False) -> dict[str, Any]:
@@ -128,10 +133,10 @@ def read_config(path: Path, named: bool = False) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise ParseError("the config file must be a mapping of settings", str(path), 1)
-    unknown = sorted(set(data) - {"corpus", "index_dir", "search"})
+    unknown = sorted(set(data) - {"corpus", "index_dir", "search", "keys"})
     if unknown:
         raise ParseError(
-            f"unknown setting {unknown[0]!r} (known: corpus, index_dir, search)", str(path)
+            f"unknown setting {unknown[0]!r} (known: corpus, index_dir, search, keys)", str(path)
         )
     return data
 
@@ -197,7 +202,15 @@ def resolve(
     origin["data_dir"] = (
         "RLPAPERS_DATA_DIR" if os.environ.get("RLPAPERS_DATA_DIR") else "platform folder"
     )
-    return Settings(tuple(paths), index, cfg_path, data_root(), encoding, mode, rerank, origin)
+    key_format = None
+    if "keys" in cfg:  # the format language is imported only where a config sets one
+        from .key_format import format_from_config
+
+        key_format = format_from_config(cfg, cfg_path)
+    origin["keys.format"] = str(cfg_path) if key_format else "default"
+    return Settings(
+        tuple(paths), index, cfg_path, data_root(), encoding, mode, rerank, origin, key_format
+    )
 
 
 def _corpus_paths(

@@ -84,6 +84,7 @@ class Library:
             self.progress,
             self.settings.encoding,
             names={str(f.resolve()): name for f, name in self._named_files.items()},
+            key_format=self.settings.key_format,
         )
 
     @cached_property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from rlpapers.key_words import AVOIDED
 from rlpapers.keys import SAFE_KEY, base_key, title_word
 from rlpapers.model import Paper
 from rlpapers.parse import paper_id
+
+from .conftest import run
 
 
 def _paper(**fields: object) -> Paper:
@@ -206,3 +209,49 @@ def test_the_config_sets_a_format_and_a_bad_one_names_the_file_line_and_position
     for section in ({"keys": {"fmt": "x"}}, {"keys": "{auth}"}, {"keys": {"format": 3}}):
         with pytest.raises(ParseError):
             format_from_config(section, config)
+
+
+# --- the format in the config --------------------------------------------------------------------
+
+
+def _config(text: str) -> None:
+    Path(os.environ["RLPAPERS_CONFIG"]).write_text(text, encoding="utf-8")
+
+
+def test_a_configured_format_keys_papers_first_seen_after_it_and_moves_no_key(tmp_path):
+    corpus = _corpus(tmp_path, None)
+    before = _only_key(corpus)
+    _config('keys:\n  format: "Ref-{auth}{title:2}"\n')
+    assert _only_key(corpus) == before  # existing keys never move
+    other = corpus / "b.txt"
+    other.write_text(
+        "Papers\n\nAda Lovelace\n\nWe propose sparsification of attention maps for long "
+        "sequences and show gains on many benchmark tasks with strong empirical results.\n",
+        encoding="utf-8",
+    )
+    with Library([corpus]) as lib:
+        keys = {p.key for p in lib.papers}
+    assert keys == {before, "ref-lovelacesparsificationattention"}
+
+
+def test_a_bad_configured_format_is_exit_2_naming_the_file_line_and_position(tmp_path):
+    _config('search:\n  mode: lexical\nkeys:\n  format: "{auth}{title:x}"\n')
+    result = run("keys", code=2)
+    assert "config.yaml:3:" in result.stderr and "at character 14" in result.stderr
+    assert "{title:N} needs a number" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_config_shows_the_key_format_in_use():
+    rows = {
+        r.split("\t")[0]: r.split("\t")[1:]
+        for r in run("config", "-f", "tsv").stdout.split("\n")
+        if r
+    }
+    assert rows["keys.format"] == ["{surname}{year}{word}", "default"]
+    _config('keys:\n  format: "{auth}{year}{title:1}"\n')
+    rows = {
+        r.split("\t")[0]: r.split("\t")[1:]
+        for r in run("config", "-f", "tsv").stdout.split("\n")
+        if r
+    }
+    assert rows["keys.format"] == ["{auth}{year}{title:1}", os.environ["RLPAPERS_CONFIG"]]

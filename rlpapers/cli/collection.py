@@ -84,6 +84,8 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
     rows.append(("search.mode", settings.search_mode, settings.origin["search.mode"]))
     rerank = str(RERANK_WINDOW if settings.search_rerank is None else settings.search_rerank)
     rows.append(("search.rerank", rerank, settings.origin["search.rerank"]))
+    key_format = settings.key_format.text if settings.key_format else "{surname}{year}{word}"
+    rows.append(("keys.format", key_format, settings.origin["keys.format"]))
     render.config(rows, fmt_of(format))
 
 
