@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .key_format import KeyFormat
     from .model import Paper
+    from .store import Store
+    from .store.ledger import Ledger
 
 
 @dataclass(frozen=True)
@@ -74,3 +76,51 @@ def with_current_keys(query: str, current: Callable[[str], str | None]) -> str:
         return match.group(1) + now if now else match.group(0)
 
     return re.sub(r"(?<![^\s(])([+-]?key:)([^\s()\"]+)", replace, query, flags=re.IGNORECASE)
+
+
+def pinned(store: Store) -> set[str]:
+    """The papers whose key a metadata file sets (``key:``, as ``keys --pin`` writes it)."""
+    from .metadata import read_metadata
+
+    out = set()
+    for path in store.metadata:
+        if not path.is_file():
+            continue
+        for override in read_metadata(path).overrides:
+            if "key" in override.values:
+                pid = store.ledger.resolve(override.target.strip())
+                if pid is not None:
+                    out.add(pid)
+    return out
+
+
+def rederive(store: Store, apply: bool = False) -> list[Rekey]:
+    """What re-keying would change in this corpus (``proposals``), by the store's key format
+    or the default rule; with ``apply``, the new keys are given in one ledger transaction
+    (the old ones become old keys) and the records are finished again with them."""
+    papers = list(store.papers())
+    skip = pinned(store)
+    ledger = store.ledger
+    if not apply:
+        return proposals(papers, skip, ledger.holder, store.key_format)
+    with ledger.transaction():  # holders cannot change under it
+        found = proposals(papers, skip, ledger.holder, store.key_format)
+        for change in found:
+            ledger.give_key(change.id, change.new)
+    if found:
+        store.refresh(force=True)
+    return found
+
+
+def current_keys_in(query: str, ledger: Ledger) -> str:
+    """``query`` with each ``key:OLD`` naming the paper's current key (``with_current_keys``),
+    as the ledger knows them."""
+
+    def current(old: str) -> str | None:
+        pid = ledger.holder(old)
+        if pid is None:
+            return None
+        now = ledger.keys_of([pid]).get(pid) or ""
+        return now if now and now.lower() != old.lower() else None
+
+    return with_current_keys(query, current)
