@@ -142,7 +142,7 @@ def word_parts(key: str, paper: dict[str, Any]) -> list[str]:
         if family and rest.startswith(family):
             rest = rest[len(family) :]
     year = str(paper.get("year") or "")
-    pieces = rest.split(year) if year else [rest]
+    pieces = rest.split(year, 1) if year else [rest]  # a name may hold the year too
     return [p for piece in pieces for p in re.split(r"[^a-z0-9]+", piece) if p]
 
 
