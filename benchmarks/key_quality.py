@@ -132,8 +132,8 @@ def whole_words(part: str, words: list[str], avoided: frozenset[str]) -> list[st
     return best[len(part)] or ([part] if part in avoided else None)
 
 
-def word_parts(key: str, paper: dict[str, Any]) -> list[str]:
-    """A key's word parts: without the first author's surname, the year and separators."""
+def word_parts(key: str, paper: dict[str, Any], year: str) -> list[str]:
+    """A key's word parts: without the first author's surname, separators and ``year``."""
     from rlpapers.text import ascii_word, surname
 
     rest = key
@@ -141,17 +141,21 @@ def word_parts(key: str, paper: dict[str, Any]) -> list[str]:
         family = ascii_word(surname(paper["authors"][0]), 100)
         if family and rest.startswith(family):
             rest = rest[len(family) :]
-    year = str(paper.get("year") or "")
-    pieces = rest.split(year, 1) if year else [rest]  # a name may hold the year too
+    pieces = rest.split(year, 1) if year else [rest]
     return [p for piece in pieces for p in re.split(r"[^a-z0-9]+", piece) if p]
 
 
 def runs_of(
     key: str, paper: dict[str, Any], words: list[str], avoided: frozenset[str]
 ) -> list[list[str]] | None:
-    """The runs of whole words a key's word parts are made of; None if one is not."""
-    runs = [whole_words(part, words, avoided) for part in word_parts(key, paper)]
-    return None if any(run is None for run in runs) else runs  # type: ignore[return-value]
+    """The runs of whole words a key's word parts are made of; None if one is not. The year
+    is taken out of the key where it stands as the year, else left in as part of a word (a
+    name may hold it: ``TF2025``)."""
+    for year in dict.fromkeys((str(paper.get("year") or ""), "")):
+        runs = [whole_words(part, words, avoided) for part in word_parts(key, paper, year)]
+        if all(run is not None for run in runs):
+            return runs  # type: ignore[return-value]
+    return None
 
 
 def measure(papers: list[dict[str, Any]], avoided: frozenset[str]) -> dict[str, Any]:
@@ -213,6 +217,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=100)
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--checkout", type=Path, default=ROOT)
+    parser.add_argument("--save", type=Path, help="also write each run's records (jsonl) here")
     args = parser.parse_args()
     source = records(args.papers)
     avoided = avoided_words(args.checkout)
@@ -222,6 +227,10 @@ def main() -> None:
             folder = Path(scratch) / name.replace(" ", "-")
             write_corpus(folder / "corpus", source, metadata)
             runs[name] = keyed(args.checkout, folder, folder / "corpus")
+            if args.save:
+                args.save.mkdir(parents=True, exist_ok=True)
+                with open(args.save / f"{name.replace(' ', '-')}.jsonl", "w") as out:
+                    out.writelines(json.dumps(p, ensure_ascii=False) + "\n" for p in runs[name])
     print(f"Key quality, {len(source):,} arXiv records, word lists of {len(avoided)} words")
     for name, papers in runs.items():
         print("\n".join(report(name, measure(papers, avoided))))
