@@ -162,7 +162,7 @@ def measure(papers: list[dict[str, Any]], avoided: frozenset[str]) -> dict[str, 
     """The counts of one run. A key whose word parts are not whole words, but which is another
     key of the run plus one or two letters (``paperb``, ``paperba``), is a collision."""
     keys = {p["key"] for p in papers}
-    listed, cut, with_year, year_known, collisions = [], [], 0, 0, 0
+    listed, cut, with_year, year_known, collisions, lone = [], [], 0, 0, 0, 0
     for paper in papers:
         key = paper["key"]
         words = tokens(paper["name"], paper["title"], paper["abstract"])
@@ -178,6 +178,7 @@ def measure(papers: list[dict[str, Any]], avoided: frozenset[str]) -> dict[str, 
             cut.append(key)
         elif runs and runs[-1][-1] in avoided:
             listed.append(key)
+            lone += len(runs[-1]) == 1  # the word is the listed word alone (``wang_has``)
         if paper.get("year"):
             year_known += 1
             with_year += str(paper["year"]) in key
@@ -188,6 +189,7 @@ def measure(papers: list[dict[str, Any]], avoided: frozenset[str]) -> dict[str, 
         "with_year": with_year,
         "year_known": year_known,
         "collisions": collisions,
+        "lone": lone,
         "distinct": len(keys),
     }
 
@@ -204,6 +206,7 @@ def report(name: str, found: dict[str, Any]) -> Iterable[str]:
     n = found["papers"]
     yield f"{name}: {n:,} papers, {found['distinct']:,} distinct keys"
     yield f"  ending in a listed word: {len(found['listed']):,}  e.g. {found['listed'][:6]}"
+    yield f"    of which the word is the listed word alone: {found['lone']:,}"
     yield f"  cut mid-word:            {len(found['cut']):,}  e.g. {found['cut'][:6]}"
     known = found["year_known"]
     carried = f"{found['with_year']:,} of {known:,}" if known else "no year known"
@@ -211,16 +214,8 @@ def report(name: str, found: dict[str, Any]) -> Iterable[str]:
     yield f"  collisions (b, c, …):    {found['collisions']:,}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--papers", type=int, default=None, help="the first N records (all)")
-    parser.add_argument("--sample", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=26)
-    parser.add_argument("--checkout", type=Path, default=ROOT)
-    parser.add_argument("--save", type=Path, help="also write each run's records (jsonl) here")
-    args = parser.parse_args()
-    source = records(args.papers)
-    avoided = avoided_words(args.checkout)
+def _build(args: argparse.Namespace, source: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each run's records, from a fresh library over the corpus written for it."""
     runs: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         for name, metadata in (("with metadata", True), ("without metadata", False)):
@@ -231,6 +226,29 @@ def main() -> None:
                 args.save.mkdir(parents=True, exist_ok=True)
                 with open(args.save / f"{name.replace(' ', '-')}.jsonl", "w") as out:
                     out.writelines(json.dumps(p, ensure_ascii=False) + "\n" for p in runs[name])
+    return runs
+
+
+def _load(folder: Path, name: str) -> list[dict[str, Any]]:
+    with open(folder / f"{name.replace(' ', '-')}.jsonl", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--papers", type=int, default=None, help="the first N records (all)")
+    parser.add_argument("--sample", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=26)
+    parser.add_argument("--checkout", type=Path, default=ROOT)
+    parser.add_argument("--save", type=Path, help="also write each run's records (jsonl) here")
+    parser.add_argument("--load", type=Path, help="measure the records --save wrote there")
+    args = parser.parse_args()
+    source = records(args.papers)
+    avoided = avoided_words(args.checkout)
+    if args.load:
+        runs = {name: _load(args.load, name) for name in ("with metadata", "without metadata")}
+    else:
+        runs = _build(args, source)
     print(f"Key quality, {len(source):,} arXiv records, word lists of {len(avoided)} words")
     for name, papers in runs.items():
         print("\n".join(report(name, measure(papers, avoided))))
