@@ -9,7 +9,9 @@ The arXiv records (../shared/corpora, 74,728 of them) are written in the seed la
 month: a header line, then per paper a category line, an author line and the abstract as arXiv
 wraps it. 150k repeats the records with a marker appended to each abstract, so ids differ.
 Everything is measured in one run, so compare ratios: absolute times drift on shared machines.
-Results go to benchmarks/out/results.json, a table on stdout and benchmarks/out/scaling.png.
+Each build is set beside plain Whoosh over the same abstracts, authors and categories
+(benchmarks/plain_whoosh.py: rlpapers' analyzers, two processes, no stored field), the engine's
+own cost. Results go to benchmarks/out/results.json, a table on stdout and benchmarks/out/scaling.png.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+NAN = float("nan")  # a figure this run did not measure
 OUT = ROOT / "benchmarks" / "out"
 CORPUS = ROOT.parent / "shared" / "corpora" / "arxiv-cs-2025-2026.jsonl.gz"
 QUERIES = [
@@ -200,7 +204,9 @@ def rlpapers_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "rlpapers", *args]
 
 
-def bench_rlpapers(corpus: Path, index: Path, runs: int) -> dict[str, Any]:
+def bench_rlpapers(
+    corpus: Path, index: Path, runs: int, build_only: bool = False
+) -> dict[str, Any]:
     env = env_without_bytecode_block()
     env["RLPAPERS_DATA_DIR"] = str(index.with_name(index.name + "-data"))  # a fresh ledger
     shutil.rmtree(index, ignore_errors=True)
@@ -210,6 +216,8 @@ def bench_rlpapers(corpus: Path, index: Path, runs: int) -> dict[str, Any]:
         rlpapers_cmd("--corpus", str(corpus), "--index-dir", str(index), "index"), env
     )
     result["build"] = build | {"index_mb": folder_size(index) / 2**20}
+    if build_only:
+        return result
     search = rlpapers_cmd(
         "--corpus", str(corpus), "--index-dir", str(index), "search", "policy", "-f", "ids"
     )
@@ -244,6 +252,18 @@ def _warm_latency(corpus: Path, index: Path) -> dict[str, float]:
         library.search(query, limit=10)
         times.append((time.perf_counter() - start) * 1000)
     return {"p50_ms": statistics.median(times), "p95_ms": percentile(times, 0.95)}
+
+
+def bench_plain_whoosh(records: list[dict[str, Any]], size: int, out: Path) -> dict[str, float]:
+    """Wall, CPU and peak memory of plain Whoosh indexing the same text (plain_whoosh.py)."""
+    from plain_whoosh import write_documents
+
+    docs = write_documents(records, size, out / f"whoosh-docs-{size}.jsonl")
+    index = out / f"whoosh-{size}"
+    shutil.rmtree(index, ignore_errors=True)
+    script = ROOT / "benchmarks" / "plain_whoosh.py"
+    build = timed_process([sys.executable, str(script), str(docs), str(index)])
+    return build | {"index_mb": folder_size(index) / 2**20}
 
 
 def bench_bm25s(corpus: Path) -> dict[str, Any]:
@@ -314,13 +334,14 @@ def bench_startup(runs: int, out: Path) -> dict[str, float]:
 
 def table(results: dict[str, Any]) -> str:
     lines = []
-    s = results["startup"]
-    lines.append(
-        f"start-up (median of {results['runs']}): python -c pass {s['python_pass_s'] * 1000:.0f} ms; "
-        f"--help {s['help_s'] * 1000:.0f} ms ({s['help_ratio']:.1f}x); "
-        f"search on the seeds {s['search_s'] * 1000:.0f} ms ({s['search_ratio']:.1f}x; "
-        f"console script {s['search_script_ratio']:.1f}x)"
-    )
+    s = results.get("startup", {})
+    if s:
+        lines.append(
+            f"start-up (median of {results['runs']}): python -c pass {s['python_pass_s'] * 1000:.0f} ms; "
+            f"--help {s['help_s'] * 1000:.0f} ms ({s['help_ratio']:.1f}x); "
+            f"search on the seeds {s['search_s'] * 1000:.0f} ms ({s['search_ratio']:.1f}x; "
+            f"console script {s['search_script_ratio']:.1f}x)"
+        )
     if "import_typer_s" in s:
         lines.append(
             f"against python -c 'import typer' ({s['import_typer_s'] * 1000:.0f} ms): "
@@ -335,6 +356,9 @@ def table(results: dict[str, Any]) -> str:
         "index MB",
         "bm25s s",
         "build/bm25s",
+        "whoosh s",
+        "whoosh cpu s",
+        "build/whoosh",
         "refresh 1 file s",
         "no-change s",
         "p50 ms",
@@ -345,6 +369,7 @@ def table(results: dict[str, Any]) -> str:
     lines.append(" | ".join(header))
     for size, row in sorted(results["sizes"].items(), key=lambda kv: int(kv[0])):
         r, b = row["rlpapers"], row["bm25s"]
+        w = row.get("whoosh") or {"wall_s": NAN, "cpu_s": NAN}
         cells = (
             size,
             f"{r['build']['wall_s']:.1f}",
@@ -353,12 +378,15 @@ def table(results: dict[str, Any]) -> str:
             f"{r['build']['index_mb']:.0f}",
             f"{b['build_s']:.1f}",
             f"{r['build']['wall_s'] / b['build_s']:.2f}",
-            f"{r['refresh_one_file_s']:.2f}",
-            f"{r['refresh_nochange_s']:.2f}",
-            f"{r['search_warm']['p50_ms']:.1f}",
-            f"{r['search_warm']['p95_ms']:.1f}",
+            f"{w['wall_s']:.1f}",
+            f"{w['cpu_s']:.1f}",
+            f"{r['build']['wall_s'] / w['wall_s']:.2f}",
+            f"{r.get('refresh_one_file_s', NAN):.2f}",
+            f"{r.get('refresh_nochange_s', NAN):.2f}",
+            f"{r.get('search_warm', {}).get('p50_ms', NAN):.1f}",
+            f"{r.get('search_warm', {}).get('p95_ms', NAN):.1f}",
             f"{b['p50_ms']:.1f}",
-            f"{r['search_cold_s']:.2f}",
+            f"{r.get('search_cold_s', NAN):.2f}",
         )
         lines.append(" | ".join(str(c) for c in cells))
     return "\n".join(lines)
@@ -419,6 +447,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--smoke", action="store_true", help="synthetic records, few runs, no plot")
     parser.add_argument("--quick", action="store_true", help="fewer runs")
+    parser.add_argument(
+        "--build-only", action="store_true", help="only the builds (rlpapers, plain Whoosh, bm25s)"
+    )
     parser.add_argument("--replot", action="store_true", help="redraw the plot from results.json")
     args = parser.parse_args()
     if args.replot:
@@ -430,17 +461,19 @@ def main() -> None:
     runs = 3 if args.smoke or args.quick else args.runs
     records = synthetic_records(max(args.sizes)) if args.smoke else load_records(args.corpus)
     results: dict[str, Any] = {"runs": runs, "machine": machine(), "sizes": {}}
-    results["startup"] = bench_startup(runs, args.out)
+    if not args.build_only:
+        results["startup"] = bench_startup(runs, args.out)
     for size in args.sizes:
         corpus = write_corpus(records, args.out / f"corpus-{size}", size)
         print(f"measuring {size} records…", file=sys.stderr)
         results["sizes"][str(size)] = {
-            "rlpapers": bench_rlpapers(corpus, args.out / f"index-{size}", runs),
+            "rlpapers": bench_rlpapers(corpus, args.out / f"index-{size}", runs, args.build_only),
             "bm25s": bench_bm25s(corpus),
+            "whoosh": bench_plain_whoosh(records, size, args.out),
         }
     (args.out / "results.json").write_text(json.dumps(results, indent=2))
     print(table(results))
-    if not args.smoke:
+    if not (args.smoke or args.build_only):
         plot(results, args.out / "scaling.png")
 
 

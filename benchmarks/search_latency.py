@@ -70,7 +70,7 @@ print(json.dumps(out))
 
 def paragraphs(records: list[dict[str, object]], sizes: tuple[int, ...]) -> list[str]:
     """The first ``n`` words of the arXiv abstracts, in order, for each ``n`` in ``sizes``."""
-    from rlpapers.index.query import text_query
+    from rlpapers.querylang import text_query
 
     words: list[str] = []
     for record in records:

@@ -64,6 +64,8 @@ def embedding_rate(papers: list[Any]) -> dict[str, float]:
     return {
         "papers": len(texts),
         "wall_s": wall,
+        "estimate_s": encoder.seconds(len(texts)),  # what a search says before a long job
+        "estimate_vs_real": encoder.seconds(len(texts)) / wall,
         "per_s": len(texts) / wall,
         "cpu_per_s": len(texts) / cpu,
     }

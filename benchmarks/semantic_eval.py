@@ -48,15 +48,37 @@ Fuse = Callable[[Ranking, Ranking], Ranking]
 
 
 def fusions() -> dict[str, Fuse]:
-    """The candidates: min-max and RRF (k 10, 30, 60), dense weight 0.1 to 0.9."""
+    """The candidates: min-max, z-score and RRF (k 10, 30, 60), dense weight 0.1 to 0.9."""
     from rlpapers.semantic import fusion
 
     out: dict[str, Fuse] = {}
     for w in WEIGHTS:
         out[f"minmax w={w}"] = lambda lex, den, w=w: fusion.minmax(lex, den, w)
+        out[f"zscore w={w}"] = lambda lex, den, w=w: zscore(lex, den, w)
         for k in RRF_KS:
             out[f"rrf{k} w={w}"] = lambda lex, den, w=w, k=k: fusion.rrf(lex, den, w, k)
     return out
+
+
+def zscore(lexical: Ranking, dense: Ranking, weight: float) -> Ranking:
+    """Z-score fusion (CombSUM of standardised scores, Montague and Aslam), a candidate the
+    grid did not choose: each side's scores as z-scores over its own list, a document missing
+    from one list given that list's lowest, ``weight`` the dense side's share."""
+    from rlpapers.semantic import fusion
+
+    def standardise(ranked: Ranking) -> dict[str, float]:
+        scores = [s for _, s in ranked]
+        centre = sum(scores) / len(scores) if scores else 0.0
+        spread = (sum((s - centre) ** 2 for s in scores) / len(scores)) ** 0.5 if scores else 0.0
+        return {doc: (s - centre) / spread if spread > 0 else 0.0 for doc, s in ranked}
+
+    lex, den = standardise(lexical), standardise(dense)
+    lex_low, den_low = min(lex.values(), default=0.0), min(den.values(), default=0.0)
+    fused = {
+        doc: weight * den.get(doc, den_low) + (1 - weight) * lex.get(doc, lex_low)
+        for doc in {**lex, **den}
+    }
+    return fusion._ordered(fused, lexical, dense)
 
 
 def library_of(collection: Judged) -> Any:

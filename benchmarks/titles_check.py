@@ -1,5 +1,5 @@
 """Check derived titles on arXiv abstracts: none may end in an ellipsis or a cut word, or be
-longer than 200 characters (``rlpapers.parse.names.title_problems``).
+longer than 200 characters (``rlpapers.parse.titles.title_problems``).
 
     python benchmarks/titles_check.py [--corpus PATH] [--sample 1000] [--show 10]
 
@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from rlpapers.parse.names import derive_title, title_problems
+from rlpapers.parse.titles import derive_title, title_problems
 
 DEFAULT = (
     Path(__file__).resolve().parents[1].parent

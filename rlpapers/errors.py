@@ -110,8 +110,12 @@ class EmbeddingsMissing(InputError):
         super().__init__(f"semantic search needs vectors for {papers} papers that have none yet")
 
     @property
-    def minutes(self) -> int:
-        return max(1, -(-int(self.seconds) // 60))
+    def duration(self) -> str:
+        """The estimate in words: tens of seconds under two minutes, whole minutes above (so
+        the rounding stays within a fifth of it)."""
+        if self.seconds < 120:
+            return f"{max(10, round(self.seconds / 10) * 10)} seconds"
+        return f"{round(self.seconds / 60)} minutes"
 
 
 class ParseWarning(UserWarning):

@@ -278,7 +278,7 @@ class Library:
         The text is plain text: colons, quotes, parentheses and AND/OR/NOT are words, never
         query syntax. ``mode``: "lexical" (its words, ranked as ``search`` ranks them),
         "hybrid" or "semantic" (its meaning; the ``semantic`` extra). Raises ``QueryError``
-        for a text with no words or longer than ``index.query.MAX_QUERY`` characters."""
+        for a text with no words or longer than ``querylang.MAX_QUERY`` characters."""
         _check_mode(mode, SIMILAR_MODES)
         words = self.request(text_words(text), limit, mode="lexical")
         if mode == "lexical":

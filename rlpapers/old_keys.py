@@ -79,8 +79,10 @@ def with_current_keys(query: str, current: Callable[[str], str | None]) -> str:
 
 
 def pinned(store: Store) -> set[str]:
-    """The papers whose key a metadata file sets (``key:``, as ``keys --pin`` writes it)."""
+    """The papers whose key a metadata file sets (``key:``, as ``keys --pin`` writes it) or a
+    bibliography entry gives (its own key, as if pinned)."""
     from .metadata import read_metadata
+    from .readers import format_of, read_file
 
     out = set()
     for path in store.metadata:
@@ -89,6 +91,12 @@ def pinned(store: Store) -> set[str]:
         for override in read_metadata(path).overrides:
             if "key" in override.values:
                 pid = store.ledger.resolve(override.target.strip())
+                if pid is not None:
+                    out.add(pid)
+    for path in store.files:
+        if format_of(path.name) is not None and path.is_file():
+            for paper in read_file(path, store.encoding):
+                pid = store.ledger.resolve(paper.id) if paper.key else None
                 if pid is not None:
                     out.add(pid)
     return out

@@ -41,7 +41,7 @@ def pin_corpus(
     as the corpus names them; never into the bundled seeds), from ``keys`` ((id, key, corpus
     file) of every paper); returns each file written with its number of keys."""
     from .config import bundled_seeds
-    from .parse import paper_id
+    from .ids import paper_id
     from .store.files import KEYS_FILE
 
     seeds = bundled_seeds().resolve()

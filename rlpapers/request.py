@@ -19,7 +19,7 @@ from .errors import InputError, QueryError
 
 if TYPE_CHECKING:
     from .filters import Filters
-    from .index.query import Lexeme
+    from .querylang import Lexeme
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class SearchRequest:
             )
         if self.sort not in SORTS:
             raise QueryError(f"unknown sort {self.sort!r} (use one of: {', '.join(SORTS)})")
-        from .index.query import check
+        from .querylang import check
 
         object.__setattr__(self, "lexemes", tuple(check(self.query)))
         if self.mode == "semantic" and not self.plain:
@@ -68,7 +68,7 @@ class SearchRequest:
     @property
     def plain(self) -> bool:
         """Whether the query is plain words (OR-ed), without fields, operators or marks."""
-        from .index.query import is_plain
+        from .querylang import is_plain
 
         return is_plain(self.lexemes)
 
@@ -90,8 +90,8 @@ class SearchRequest:
 def text_words(text: str) -> str:
     """Plain text as a query of its words alone (``index.query.text_query``): punctuation,
     quotes, parentheses and field colons dropped, AND/OR/NOT as words. Raises ``QueryError``
-    for a text without words or over ``index.query.MAX_QUERY`` characters."""
-    from .index.query import text_query
+    for a text without words or over ``querylang.MAX_QUERY`` characters."""
+    from .querylang import text_query
 
     return text_query(text)
 

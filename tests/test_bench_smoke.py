@@ -30,6 +30,7 @@ def test_benchmark_runs_on_200_records(tmp_path):
     results = json.loads((tmp_path / "results.json").read_text())
     row = results["sizes"]["200"]
     assert row["rlpapers"]["build"]["wall_s"] > 0 and row["bm25s"]["build_s"] > 0
+    assert row["whoosh"]["wall_s"] > 0 and row["whoosh"]["index_mb"] > 0  # the engine baseline
     assert row["rlpapers"]["search_warm"]["p50_ms"] > 0
     assert results["startup"]["search_ratio"] > 1
     assert "records | build s" in proc.stdout

@@ -13,6 +13,7 @@ import pytest
 FRAME = {
     "rlpapers.cli",
     "rlpapers.cli.common",
+    "rlpapers.cli.dispatch",
     "rlpapers.cli.errors",
     "rlpapers.cli.group",
     "rlpapers.cli.options",
@@ -34,7 +35,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.startswith("rlpapers.cli")))
 
 def test_each_command_lives_in_the_module_the_table_names():
     from rlpapers.cli.app import COMMANDS  # imports every command module
-    from rlpapers.cli.root import registered
+    from rlpapers.cli.dispatch import registered
 
     made = registered()
     assert set(made) == set(COMMANDS)

@@ -10,9 +10,10 @@ import pytest
 from rlpapers.errors import ParseError, ParseWarning
 from rlpapers.parse import paper_id, parse_bytes, parse_file, parse_text
 from rlpapers.parse.blocks import join_lines, split_blocks, vocabulary
-from rlpapers.parse.names import derive_title, extract_name
+from rlpapers.parse.names import extract_name
 from rlpapers.parse.roles import Role, classify, is_author_line, split_authors
 from rlpapers.parse.text import decode
+from rlpapers.parse.titles import derive_title
 
 from .conftest import DATA
 

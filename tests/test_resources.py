@@ -342,7 +342,7 @@ def test_ctrl_c_while_a_build_merges_its_runs_leaves_no_traceback(tmp_path, monk
 
 
 def test_parentheses_nest_at_most_100_deep_whatever_the_length_cap(monkeypatch):
-    from rlpapers.index import query
+    from rlpapers import querylang
 
     run("list", "-f", "ids")
     for depth in (101, 490):
@@ -351,7 +351,7 @@ def test_parentheses_nest_at_most_100_deep_whatever_the_length_cap(monkeypatch):
             "error: invalid query at character 101: parentheses nest more than 100 deep\n"
         )  # 490 was "maximum recursion depth exceeded", exit 70
     assert run("search", "(" * 100 + "policy" + ")" * 100, "-f", "ids").stdout
-    monkeypatch.setattr(query, "MAX_QUERY", 100_000)  # a longer length cap keeps this one
+    monkeypatch.setattr(querylang, "MAX_QUERY", 100_000)  # a longer length cap keeps this one
     result = run("search", "(" * 5000 + "policy" + ")" * 5000, code=2)
     assert "character 101: parentheses nest more than 100 deep" in result.stderr
 

@@ -133,6 +133,18 @@ def test_a_title_word_is_weighed_with_the_abstracts_idf(lib):
     assert scorer.idf == pytest.approx(BOOSTS["title"] * idf(reader, "abstract", "languag"))
 
 
+def test_bm25_reads_k1_and_b_when_made(monkeypatch):
+    """``relevance.py --set ranking.K1=2.0`` (or ``B``) must change the ranking of the run:
+    the model takes the module's values when it is made, not when the module was imported."""
+    from rlpapers.index import ranking
+
+    monkeypatch.setattr(ranking, "K1", 2.0)
+    monkeypatch.setattr(ranking, "B", 0.5)
+    model = ranking.BM25({})
+    assert (model.k1, model.b) == (2.0, 0.5)
+    assert (ranking.BM25({}, k1=1.2, b=0.9).k1, ranking.BM25({}, b=0.9).b) == (1.2, 0.9)
+
+
 PREFIX_QUERIES = [
     *judged.load_judgments(),
     "large language model agents",
@@ -643,8 +655,8 @@ def test_plain_words_are_looked_up_as_whoosh_would_parse_them(lib):
     from whoosh import qparser
     from whoosh.query import Term
 
-    from rlpapers.index.query import parse, plain_words
-    from rlpapers.index.schema import DEFAULT_FIELDS
+    from rlpapers.index.query import parse
+    from rlpapers.querylang import DEFAULT_FIELDS, plain_words
 
     schema = lib.index.schema
     parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema, group=qparser.OrGroup)
@@ -666,7 +678,7 @@ def test_a_paragraph_is_scored_term_at_a_time_with_the_same_scores(lib, monkeypa
     """A long plain query is scored outside Whoosh's matchers (``accumulate``): the same
     hits, in the same order, with the same scores as Whoosh's matchers give."""
     from rlpapers.index import accumulate
-    from rlpapers.index.query import text_query
+    from rlpapers.querylang import text_query
 
     paragraphs = [p.abstract for p in lib.papers[:8]] + [" ".join(judged.load_judgments())]
     for text in paragraphs:

@@ -19,17 +19,17 @@ def lib(tmp_path_factory):
 
 @pytest.fixture
 def lexed(monkeypatch):
-    """Counts the times a query is lexed (``index.query.lex``, which ``check`` calls)."""
-    import rlpapers.index.query as query
+    """Counts the times a query is lexed (``querylang.lex``, which ``check`` calls)."""
+    import rlpapers.querylang as querylang
 
     calls: list[str] = []
-    real = query.lex
+    real = querylang.lex
 
     def counting(text: str):
         calls.append(text)
         return real(text)
 
-    monkeypatch.setattr(query, "lex", counting)
+    monkeypatch.setattr(querylang, "lex", counting)
     return calls
 
 

@@ -149,7 +149,7 @@ def test_shipped_files_match_the_hashes_in_their_readme():
     ],
 )
 def test_the_dense_side_reads_only_the_prose_a_query_asks_for(query, text):
-    from rlpapers.index.query import check, meaning_text
+    from rlpapers.querylang import check, meaning_text
 
     assert meaning_text(check(query)) == text
 

@@ -195,7 +195,7 @@ def test_a_search_refuses_to_start_a_long_embedding(corpus, tmp_path, semantic, 
 
     monkeypatch.setattr(modes, "EMBED_RATE", 0.05)  # 5 papers: 100 s
     result = run("--corpus", corpus, "search", "--mode", "hybrid", "cars", code=2)
-    assert "run `rlpapers embed`: about 2 minutes for 5 papers" in result.stderr
+    assert "run `rlpapers embed`: about 100 seconds for 5 papers" in result.stderr
     run("--corpus", corpus, "embed")
     assert "automobile" in run("--corpus", corpus, "search", "--mode", "hybrid", "cars").stdout
 

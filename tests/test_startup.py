@@ -130,7 +130,8 @@ def test_user_folders_are_the_ones_platformdirs_names(monkeypatch, env):
 def test_a_run_builds_only_the_command_it_runs():
     import typer.main
 
-    from rlpapers.cli.app import GROUP_VALUE_OPTIONS, app, app_for, command_in
+    from rlpapers.cli.app import GROUP_VALUE_OPTIONS, app
+    from rlpapers.cli.dispatch import app_for, command_in
 
     whole = typer.main.get_command(app)
     valued = {o for p in whole.params if not getattr(p, "is_flag", True) for o in p.opts}

@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from rlpapers.parse import parse_file, parse_text
-from rlpapers.parse.names import MAX_TITLE, cut_at_clause, derive_title, title_problems
+from rlpapers.parse.names import MAX_TITLE, cut_at_clause
+from rlpapers.parse.titles import derive_title, title_problems
 
 from .conftest import SEEDS, run
 
@@ -104,7 +105,7 @@ def test_a_parsed_record_says_its_title_is_derived():
 
 def test_a_new_parser_version_rederives_stored_titles(tmp_path, monkeypatch):
     import rlpapers.parse as parse
-    import rlpapers.parse.names as names
+    import rlpapers.parse.titles as titles
     import rlpapers.store as store
     import rlpapers.store.refresh as refresh
     from rlpapers.library import Library
@@ -112,10 +113,10 @@ def test_a_new_parser_version_rederives_stored_titles(tmp_path, monkeypatch):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "a.txt").write_text("Topic\n\nWe propose FooRL, a method for foo. It works.\n")
-    real = names.derive_title
-    monkeypatch.setattr(names, "derive_title", lambda abstract: ("FooRL", "FooRL: old guess…"))
+    real = titles.derive_title
+    monkeypatch.setattr(titles, "derive_title", lambda abstract: ("FooRL", "FooRL: old guess…"))
     assert Library([corpus], tmp_path / "ix").papers[0].title == "FooRL: old guess…"
-    monkeypatch.setattr(names, "derive_title", real)
+    monkeypatch.setattr(titles, "derive_title", real)
     for module in (parse, store, refresh):
         monkeypatch.setattr(module, "PARSER_VERSION", parse.PARSER_VERSION + "-next")
     assert Library([corpus], tmp_path / "ix").papers[0].title == "FooRL: Method for foo"

@@ -13,7 +13,7 @@ def main() -> None:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        from .root import app_for
+        from .dispatch import app_for
 
         app = app_for(sys.argv[1:])
     finally:

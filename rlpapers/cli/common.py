@@ -35,7 +35,8 @@ def library(ctx: typer.Context, writing: bool = True) -> Library:
 
 
 def fmt_of(value: str | None) -> str:
-    return value if value is not None else render.default_format()
+    """The format asked for (an option's Enum member, as its plain name), or the default."""
+    return str(value) if value is not None else render.default_format()
 
 
 def shown_limit(limit: int | None, all_: bool) -> int | None:

@@ -22,7 +22,7 @@ def query_fields(incomplete: str) -> list[tuple[str, str]]:
     """``field:`` names for a query word being typed (``ti`` -> ``title:``)."""
     if ":" in incomplete or incomplete.startswith(("-", '"', "(")):
         return []
-    from ..index.schema import ALIASES, QUERY_FIELDS
+    from ..querylang import ALIASES, QUERY_FIELDS
 
     names = [*QUERY_FIELDS, *(alias for aliases in ALIASES.values() for alias in aliases)]
     return [(f"{name}:", "search this field") for name in names if name.startswith(incomplete)]

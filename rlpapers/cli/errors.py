@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from enum import IntEnum
 from typing import Any
 
 from ..errors import (
@@ -20,9 +21,8 @@ from ..errors import (
 )
 
 
-class ExitCode:
-    """The exit codes, named. Plain ints: an ``IntEnum`` would cost more to make at every start
-    than they are worth here."""
+class ExitCode(IntEnum):
+    """The exit codes, named."""
 
     OK = 0
     NOT_FOUND = 1  # like grep: the command ran, nothing matched
@@ -71,10 +71,7 @@ def exit_code_for(error: BaseException) -> int:
 HINTS: dict[type[RlpapersError], str | Callable[[Any], str]] = {
     IndexFolderError: "choose another folder with --index-dir or RLPAPERS_INDEX_DIR",
     LedgerUnwritable: "RLPAPERS_DATA_DIR chooses another data folder",
-    EmbeddingsMissing: lambda e: (
-        f"run `rlpapers embed`: about {e.minutes} minute{'s' if e.minutes != 1 else ''} "
-        f"for {e.papers} papers"
-    ),
+    EmbeddingsMissing: lambda e: f"run `rlpapers embed`: about {e.duration} for {e.papers} papers",
 }
 
 

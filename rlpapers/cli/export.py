@@ -14,7 +14,7 @@ from .options import (
     AuthorOpt,
     CategoryOpt,
     DerivedOpt,
-    PaperFormats,
+    PaperFormat,
     SourceOpt,
     TagOpt,
     TopicOpt,
@@ -39,7 +39,7 @@ QueryArg = Annotated[
     ),
 ]
 ExportFormatOpt = Annotated[
-    str, typer.Option("--format", "-f", click_type=PaperFormats, help="Output format.")
+    PaperFormat, typer.Option("--format", "-f", case_sensitive=False, help="Output format.")
 ]
 OutputOpt = Annotated[
     Path | None,
@@ -83,7 +83,7 @@ StyleOpt = Annotated[
 def export(
     ctx: typer.Context,
     query: QueryArg = None,
-    format: ExportFormatOpt = "bibtex",
+    format: ExportFormatOpt = PaperFormat("bibtex"),
     output: OutputOpt = None,
     force: ForceOpt = False,
     ids: IdsOpt = None,
@@ -101,7 +101,8 @@ def export(
     derived_titles: DerivedOpt = False,
 ) -> None:
     """Export papers: all of them, the hits of QUERY, or those listed with --ids."""
-    output = _output_of(output, format)
+    name = str(format)  # the Enum member as its plain name
+    output = _output_of(output, name)
     filters = filters_of(category, author, topic, source, year, venue, tag, derived_titles)
     papers, unknown = select_for_export(library(ctx), query, ids, filters)
     if not papers:
@@ -113,7 +114,7 @@ def export(
         "fields": fields.split(",") if fields else None,
         "style": style,
     }
-    _write(papers, format, options, output, force)
+    _write(papers, name, options, output, force)
     fail_on_unknown(unknown)
 
 

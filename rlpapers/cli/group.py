@@ -1,7 +1,7 @@
 """The command group: runs every command with warnings shown as one line, library errors and
 usage errors mapped to one line and an exit code, and the global options allowed after the
 command. ``COMMANDS`` names the module that holds each command, so that a run imports only
-the one it needs (``root.app_for``)."""
+the one it needs (``dispatch.app_for``)."""
 
 import contextlib
 import os

@@ -104,7 +104,8 @@ def parse(
     ctx: typer.Context, file: SeedFileArg, format: FormatOpt = None, header: HeaderOpt = False
 ) -> None:
     """Parse one file (or '-' for stdin) and print its records, to check it before adding it."""
-    from ..parse import parse_bytes, parse_file, read_limited
+    from ..parse import parse_bytes, read_limited
+    from ..readers import read_file
     from ..refs import binary
     from ..store.finish import finish
 
@@ -112,7 +113,7 @@ def parse(
     if file == "-":
         records = parse_bytes(read_limited(binary(stdin()), "<stdin>"), encoding=encoding)
     else:
-        records = parse_file(file, encoding=encoding)
+        records = read_file(file, encoding=encoding)
     if not records:
         nothing_found("no records")
     render.papers(finish(records), fmt_of(format), header)

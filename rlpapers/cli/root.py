@@ -1,18 +1,14 @@
-"""The Typer app without its commands, its global options, and ``app_for``, which gives a run
-the app with the one command it runs. Each command module adds its commands to ``app`` when
-imported (``COMMANDS`` names the module); ``cli.app`` imports them all."""
+"""The Typer app without its commands, and its global options. Each command module adds its
+commands to ``app`` when imported (``COMMANDS`` names the module); ``cli.app`` imports them all,
+and ``cli.dispatch`` only the one a run needs."""
 
-import copy
-import os
-from importlib import import_module
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from typer.models import CommandInfo
 
 from .. import __version__
-from .group import COMMANDS, Group, hoist_globals
+from .group import Group
 from .options import complete_files
 
 app = typer.Typer(
@@ -30,56 +26,6 @@ app = typer.Typer(
 #: The group's options that take a value (the others are flags): a test keeps this in step with
 #: ``main_options``.
 GROUP_VALUE_OPTIONS = ("--corpus", "-c", "--index-dir", "--encoding")
-
-
-def command_in(args: list[str]) -> str | None:
-    """The command ``args`` run (``rlpapers [OPTIONS] COMMAND ...``), or None if they name none
-    (``--help``, ``--version``, nothing, a word that is no command)."""
-    import click
-
-    try:
-        args = hoist_globals(args)
-    except click.UsageError:  # the whole app reports it, as one line (``Group.main``)
-        return None
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            i += 1
-            break
-        if arg in ("-h", "--help"):  # the group's help lists every command
-            return None
-        if not arg.startswith("-") or arg == "-":
-            break
-        i += 2 if arg in GROUP_VALUE_OPTIONS else 1
-    if i >= len(args):
-        return None
-    return args[i] if args[i] in COMMANDS else None
-
-
-def app_for(args: list[str]) -> typer.Typer:
-    """The whole app, or, when ``args`` run one command, a copy of it that holds that command
-    only, with only that command's module imported. Typer builds every command's Click
-    parameters on each start and a run uses one. Help, errors and shell completion (no command
-    in ``args``) get the whole app."""
-    name = command_in(args)
-    if name is None or "_RLPAPERS_COMPLETE" in os.environ:
-        return import_module(".app", __package__).app  # type: ignore[no-any-return]
-    import_module(f".{COMMANDS[name]}", __package__)
-    narrowed = copy.copy(app)
-    narrowed.registered_commands = [registered()[name]]
-    return narrowed
-
-
-def registered() -> dict[str, CommandInfo]:
-    """The commands the imported command modules added to ``app``, by name."""
-    from typer.main import get_command_name
-
-    return {
-        info.name or get_command_name(info.callback.__name__): info
-        for info in app.registered_commands
-        if info.callback is not None
-    }
 
 
 def _given_paths(value: str | list[str] | None) -> Path | list[Path] | None:
@@ -119,7 +65,7 @@ CorpusOpt = Annotated[
         metavar="PATH",
         callback=_given_paths,
         shell_complete=complete_files,
-        help="A corpus file, or a folder of *.txt files (read recursively; repeatable). Default: $RLPAPERS_CORPUS, "
+        help="A corpus file, or a folder of *.txt, *.bib, *.ris, *.json and *.jsonl files (read recursively; repeatable). Default: $RLPAPERS_CORPUS, "
         "the config file, or the bundled seeds. --corpus may also follow the command.",
     ),
 ]

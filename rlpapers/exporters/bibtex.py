@@ -44,6 +44,7 @@ def _authors(paper: Paper, ascii: bool) -> str:
 
 
 def _note(paper: Paper) -> str:
-    where = "Abstract from " + ", ".join(paper.sources or (f"{paper.source}:{paper.line}",))
+    what = "Abstract from " if paper.abstract else "Entry from "
+    where = what + ", ".join(paper.sources or (f"{paper.source}:{paper.line}",))
     parts = [paper.note, DERIVED_NOTE if paper.title_derived else "", where]
     return ". ".join(part.rstrip(".") for part in parts if part)

@@ -33,10 +33,11 @@ from ..config import RERANK_WINDOW as RERANK_WINDOW  # the default re-rank windo
 from ..errors import IndexNotice, QueryError, RlpapersError
 from ..hit import Hit
 from ..model import Paper
+from ..querylang import Lexeme, is_plain, plain_words
 from ..store import Store
 from . import accumulate, stats
 from .budget import check_expansions
-from .query import Lexeme, is_plain, parse, plain_words
+from .query import parse
 from .ranking import rerank
 from .schema import BOOSTS
 from .snippets import make_snippet, query_terms, snippet_or_opening
@@ -311,9 +312,15 @@ class Index:
         docnum = searcher.document_number(id=paper.id)
         from whoosh.classify import KLModel
 
-        results = searcher.more_like(
-            docnum, "abstract", text=paper.abstract, top=limit + 1, numterms=25, model=KLModel
-        )
+        # a paper without an abstract (a bibliography entry) is compared by its title; where
+        # none of its words is in an abstract, Whoosh's weighting divides by zero: none similar
+        text = paper.abstract or f"{paper.title} {paper.name}"
+        try:
+            results = searcher.more_like(
+                docnum, "abstract", text=text, top=limit + 1, numterms=25, model=KLModel
+            )
+        except ZeroDivisionError:
+            return []
         found = self.papers_of(results)
         found = [(p, s) for p, s in found if p.id != paper.id][:limit]
         return [Hit(p, s, rank) for rank, (p, s) in enumerate(found, 1)]
@@ -374,7 +381,9 @@ def _while_open(items: Iterator[T]) -> Iterator[T]:
 
 
 def _hit(paper: Paper, score: float, rank: int, terms: set[str] | None, authors: set[str]) -> Hit:
-    snippet, spans = make_snippet(paper.abstract, terms) if terms is not None else ("", ())
+    # a paper without an abstract (a bibliography entry) has its snippet from its title
+    text = paper.abstract or paper.title
+    snippet, spans = make_snippet(text, terms) if terms is not None else ("", ())
     return Hit(paper, score, rank, snippet, spans, _matched_authors(paper, authors))
 
 

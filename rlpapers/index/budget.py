@@ -1,12 +1,12 @@
 """The expansion budget: a query's wildcards, ranges and fuzzy terms may stand for at most
-``query.MAX_EXPANSIONS`` words in all, each one a term to score."""
+``querylang.MAX_EXPANSIONS`` words in all, each one a term to score."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..errors import QueryError
-from .query import MAX_EXPANSIONS
+from ..querylang import MAX_EXPANSIONS
 
 
 def check_expansions(parsed: Any, reader: Any, query: str) -> None:

@@ -10,8 +10,9 @@ A title's and a name's words are weighed with the abstract's idf (``SHARED_IDF``
 gives a word one idf and lets the fields weigh only how often it occurs: with an idf of its own,
 a word common in abstracts but rare in titles ("language" in "... for large language models")
 made a title match count many times an abstract match, and a derived title, a copy of abstract
-words, counted the same evidence twice. With one idf, the title weighs as much as the abstract
-(``schema.BOOSTS``) and the name half.
+words, counted the same evidence twice. With one idf, the field weights (``schema.BOOSTS``)
+say what a match is worth: the title's 0.75 of the abstract's (its words are most often in the
+abstract too, and each field adds its own score), the name's half.
 
 A word the query repeats weighs more, with BM25's query-term saturation (``K3``): a request
 of several sentences names its subject more than once, its passing words once.
@@ -74,10 +75,13 @@ QUERY_STOP_WORDS = frozenset(
 class BM25(WeightingModel):
     """Lucene's BM25 per field, each field's score multiplied by its weight."""
 
-    def __init__(self, weights: dict[str, float], k1: float = K1, b: float = B) -> None:
+    def __init__(
+        self, weights: dict[str, float], k1: float | None = None, b: float | None = None
+    ) -> None:
         self.weights = weights
-        self.k1 = k1
-        self.b = b
+        # read when made, not when this module was imported: ``relevance.py --set ranking.K1=``
+        self.k1 = K1 if k1 is None else k1
+        self.b = B if b is None else b
 
     def supports_block_quality(self) -> bool:
         return True

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .query import lex
+from ..querylang import lex
 
 
 def suggest(query: str, vocab: dict[str, int]) -> str | None:

@@ -5,7 +5,7 @@ Data flows one way: bytes -> text (``text.decode``/``clean``) -> blocks (``block
 that is ambiguous by the layout the file follows elsewhere, so files that lack category or author
 lines, or mix both seed layouts, parse the same way. Wrapped lines
 are joined and words broken at a line end are mended with the file's own vocabulary. Names and
-titles come from ``names.derive_title``. Oddities that lose nothing (an empty file, an author line
+titles come from ``titles.derive_title``. Oddities that lose nothing (an empty file, an author line
 with no abstract after it, a block that is neither a category line, an author line nor prose) are
 reported as ``ParseWarning`` and make no record; unreadable input raises ``ParseError``.
 """
@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from ..digest import sha1
 from ..errors import ParseError, ParseWarning
+from ..ids import normalise, paper_id
 from ..model import Paper
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: Bump when parsing gives different records for the same bytes: cached parses are then redone.
-PARSER_VERSION = "8"
+PARSER_VERSION = "9"
 
 
 #: The largest corpus file read, in bytes. A file is parsed whole (a word broken at a line end
@@ -51,9 +51,10 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
 def parse_file(path: str | Path, encoding: str | None = None) -> list[Paper]:
-    """Parse one seed file. Raises ``ParseError`` naming the file if it cannot be read or is
-    larger than ``MAX_FILE_BYTES``. ``encoding`` (a Python codec name) overrides the detected
-    encoding."""
+    """Parse one file of the seed layout (a bibliography file is read by
+    ``rlpapers.readers.read_file``). Raises ``ParseError`` naming the file if it cannot be read
+    or is larger than ``MAX_FILE_BYTES``. ``encoding`` (a Python codec name) overrides the
+    detected encoding."""
     path = Path(path)
     try:
         with path.open("rb") as handle:
@@ -218,7 +219,7 @@ def _paper(
     authors: tuple[tuple[str, ...], bool] | None,
     titles: Titles,
 ) -> Paper:
-    from .names import derive_title
+    from .titles import derive_title
 
     pid = paper_id(abstract)
     name, title = titles[pid] if pid in titles else derive_title(abstract)
@@ -246,20 +247,3 @@ def _links(text: str) -> list[str]:
     from .text import URL
 
     return [url.rstrip(".,;:!?)") for url in URL.findall(text)]
-
-
-def normalise(abstract: str) -> str:
-    """The form two abstracts are compared in: NFC, whitespace collapsed. (``str.split`` splits
-    on exactly the characters regular expressions call ``\\s``, and does it faster; paper ids
-    are made from this form, so a test holds the two equal.)"""
-    import unicodedata
-
-    return " ".join(unicodedata.normalize("NFC", abstract).split())
-
-
-def paper_id(abstract: str) -> str:
-    """A short id that depends only on the normalised abstract: stable across runs and machines."""
-    from base64 import b32encode
-
-    digest = sha1(normalise(abstract).encode("utf-8")).digest()
-    return b32encode(digest).decode("ascii").lower()[:10]

@@ -1,4 +1,4 @@
-"""The name a paper introduces, and a readable title derived from it.
+"""The name a paper introduces (``parse.titles`` derives a readable title from it).
 
 No seed paper has a title, but most abstracts introduce a name in a recognisable way:
 "We propose QeRL, a Quantization-enhanced ...", "we introduce **AlphaSAGE** (**S**tructure-...)",
@@ -15,16 +15,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .name_weights import WEIGHTS
-from .phrases import (
-    CLAUSE,
-    DANGLING,
-    STOP,
-    clip,
-    describe,
-    noun_phrase,
-)
+from .phrases import STOP
 from .phrases import cut_at_clause as cut_at_clause  # tests and benchmarks use it from here
 
 MAX_TITLE = 200
@@ -145,9 +139,9 @@ def find_name(doc: Plain) -> tuple[str, int, int] | None:
     for repo in _REPO_URL.finditer(text):
         name = repo.group(1)
         if is_coined(name):
-            first = re.search(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w-])", text)
-            at = first.start() if first else repo.start(1)
-            scored.append((w.repository_in_text if first else w.repository, at, name))
+            first = _standalone(text, name)
+            at = first if first >= 0 else repo.start(1)
+            scored.append((w.repository_in_text if first >= 0 else w.repository, at, name))
     scored.extend(_pattern_candidates(text))
     best = None
     for score, start, token in scored:
@@ -169,7 +163,7 @@ def _pattern_candidates(text: str) -> list[tuple[float, int, str]]:
         token = subject.group(1)
         if is_coined(token) and text.find(token) == subject.start(1):
             scored.append((w.acting_subject, subject.start(1), token))
-    for passive in _PASSIVE.finditer(text):
+    for passive in _PASSIVE.finditer(text) if _PASSIVE_VERB.search(text) else ():
         if is_coined(passive.group(1)):
             scored.append((w.passive, passive.start(1), passive.group(1)))
     for appositive in _APPOSITIVE.finditer(text):
@@ -189,12 +183,39 @@ def _pattern_candidates(text: str) -> list[tuple[float, int, str]]:
     return scored
 
 
+def _standalone(text: str, name: str) -> int:
+    """Where ``name`` first stands in ``text`` not inside a word, path or dotted name (what
+    ``(?<![\\w/.-])name(?![\\w-])`` finds, without compiling a pattern for every name); -1 if
+    nowhere."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = text[at - 1] if at else ""
+        after = text[end] if end < len(text) else ""
+        if not (before and (_word_char(before) or before in "/.-")) and not (
+            after and (_word_char(after) or after == "-")
+        ):
+            return at
+        at = text.find(name, at + 1)
+    return -1
+
+
+def _word_char(c: str) -> bool:
+    """What ``\\w`` matches."""
+    return c.isalnum() or c == "_"
+
+
 _SUBJECT = re.compile(r"(?:^|(?<=[.!?]\s))(" + _TOKEN + r")\s+is\s+an?\s")
 # "IatroBench measures this gap.": a sentence opening with a coined name, used there for the first time
 _ACTING_SUBJECT = re.compile(
     r"(?:^|(?<=[.!?]\s))(" + _TOKEN + r")\s+(?:\([^()]{4,80}\)\s+)?[a-z]+s\b"
 )
 # "RoboLayout is introduced as …", "PlanarBench tests …" (the abstract opening with its name)
+# What every _PASSIVE match holds, found far faster (it starts with a word, where _PASSIVE
+# starts with a token that could stand anywhere): a text without it is not scanned at all.
+_PASSIVE_VERB = re.compile(
+    r"\s(?:is|are|was|were)\s+(?:introduced|proposed|presented|developed|released|designed)\b"
+)
 _PASSIVE = re.compile(
     r"("
     + _TOKEN
@@ -257,25 +278,31 @@ def _emphasised_names(doc: Plain) -> list[tuple[int, str]]:
     return names
 
 
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.\s+(?=[A-Z])")
+_TOKENS = re.compile(_TOKEN)
+
+
 def _candidates_after_cue(text: str, cue: re.Match[str]) -> list[tuple[float, int, str]]:
     start = cue.end()
     window = text[start : start + _WINDOW]
-    window = re.split(r"(?<=[a-z0-9)\]])\.\s+(?=[A-Z])", window)[0]
+    end = _SENTENCE_END.search(window)
+    if end:
+        window = window[: end.start()]
     naming = bool(_NAMING_CUE.fullmatch(cue.group(0).split()[-1].strip(":,").lower()))
     found = []
     acronym = _acronym_expansion(window)
     if acronym:
         found.append((WEIGHTS.cue_acronym, start + acronym[1], acronym[0]))
-    for paren in _PAREN.finditer(window[: _object_limit(window)]):
+    limit = _object_limit(window)
+    for paren in _PAREN.finditer(window[:limit]):
         if is_coined(paren.group(1)):
             found.append((WEIGHTS.cue_paren, start + paren.start(1), paren.group(1)))
-    phrase = _PROPER_PHRASE.match(_ARTICLE.sub("", window))
+    head = _ARTICLE.sub("", window)
+    phrase = _PROPER_PHRASE.match(head)
     if phrase:
-        at = start + len(window) - len(_ARTICLE.sub("", window))
-        found.append((WEIGHTS.cue_phrase, at, phrase.group(1)))
-    limit = _object_limit(window)
+        found.append((WEIGHTS.cue_phrase, start + len(window) - len(head), phrase.group(1)))
     first = True
-    for match in re.finditer(_TOKEN, window[:limit]):
+    for match in _TOKENS.finditer(window[:limit]):
         token = match.group(0).rstrip(".-'’")
         if token.lower() in STOP:
             continue
@@ -288,17 +315,19 @@ def _candidates_after_cue(text: str, cue: re.Match[str]) -> list[tuple[float, in
     return found
 
 
+_SET_OFF = re.compile(r"\s*[,:(—–.\"”’]|\s+-\s|\s*$")
+_MODIFIER = re.compile(r"-(?:based|like|style|driven|aware|guided|free|level)\b")
+
+
 def _token_score(token: str, window: str, match: re.Match[str], first: bool, naming: bool) -> float:
     after = window[match.end() : match.end() + 4]
     before = window[max(0, match.start() - 2) : match.start()]
-    apposition = bool(re.match(r"\s*[,:(—–.\"”’]|\s+-\s|\s*$", after))
+    apposition = bool(_SET_OFF.match(after))
     apposition = apposition or before.strip() in {",", "(", ":"}
-    if re.match(
-        r"-(?:based|like|style|driven|aware|guided|free|level)\b", window[match.end() - 1 :]
-    ):
+    if _MODIFIER.match(window, match.end() - 1):
         return 0.0
     headed = bool(_HEAD_NOUN.match(window, match.end()))
-    labelled = bool(_AFTER_HEAD_NOUN.search(window, 0, match.start()))  # "a new paradigm CrossICL"
+    labelled = _labelled(window, match.start())  # "a new paradigm CrossICL"
     w = WEIGHTS
     if is_coined(token):
         return (
@@ -317,6 +346,16 @@ def _token_score(token: str, window: str, match: re.Match[str], first: bool, nam
     return 0.0
 
 
+def _labelled(window: str, start: int) -> bool:
+    """Whether a head noun and spaces ("a new paradigm ") end ``window[:start]``. The noun ends
+    where the spaces begin, so the search starts at most ``_HEAD_NOUN_SPAN`` before that: the
+    answer of a search from 0, without scanning the window again for every token."""
+    noun_end = len(window[:start].rstrip())
+    if noun_end == start:
+        return False
+    return bool(_AFTER_HEAD_NOUN.search(window, max(0, noun_end - _HEAD_NOUN_SPAN), start))
+
+
 _EXPANSION = re.compile(
     r"((?:[A-Z][\w\-’']*|of|for|and|with|via|in|on|to|the|a|from|by)(?:[\s\-]+(?:[A-Z][\w\-’']*|"
     r"of|for|and|with|via|in|on|to|the|a|from|by)){1,12})\s*\(\s*(" + _TOKEN + r")\s*\)"
@@ -331,6 +370,8 @@ _AFTER_HEAD_NOUN = re.compile(
     r"\b(?:framework|model|method|benchmark|dataset|approach|system|agent|network|algorithm|"
     r"architecture|pipeline|paradigm|module|library|toolkit|suite|metric|corpus|platform)s?,?\s+$"
 )
+#: The longest text ``_AFTER_HEAD_NOUN`` matches before its closing spaces ("architectures,").
+_HEAD_NOUN_SPAN = len("architectures,")
 _PROPER_PHRASE = re.compile(
     r"((?:[A-Z][\w’'\-]*)(?:\s+(?:[A-Z][\w’'\-]*|the|of|for|in|and|with|to|a)){1,4}?\s+[A-Z][\w’'\-]*)"
     r"(?=\s*(?::\s|,\s+(?:an?|the)\s|\s+\())"
@@ -352,12 +393,14 @@ def _acronym_expansion(window: str) -> tuple[str, int] | None:
     return None
 
 
+_CLAUSE_END = re.compile(
+    r"[.;]\s|\bthat\b|\bwhich\b|\bwhere\b|\bto\s+(?:address|tackle|solve|overcome|mitigate)\b"
+)
+
+
 def _object_limit(window: str) -> int:
     """How far into the window a name may still stand: to the end of the clause's noun phrase."""
-    stop = re.search(
-        r"[.;]\s|\bthat\b|\bwhich\b|\bwhere\b|\bto\s+(?:address|tackle|solve|overcome|mitigate)\b",
-        window,
-    )
+    stop = _CLAUSE_END.search(window)
     return stop.start() if stop else len(window)
 
 
@@ -365,6 +408,7 @@ def _is_proper_word(token: str) -> bool:
     return token[:1].isupper() and token not in _GENERIC and token.lower() not in STOP
 
 
+@lru_cache(maxsize=1 << 16)  # a pure function of a short string; abstracts repeat tokens
 def is_coined(token: str) -> bool:
     """A made-up name: mixed case (QeRL, TreeBench), an acronym (PCL), letters with digits (3DTV).
 
@@ -412,61 +456,3 @@ def _leading_name(text: str) -> tuple[str, int, int] | None:
     if match and is_coined(match.group(1)):
         return match.group(1), match.start(1), match.end(1)
     return None
-
-
-# --- titles ------------------------------------------------------------------------------------
-
-
-def derive_title(abstract: str) -> tuple[str, str]:
-    """(name, title) for an abstract.
-
-    The title is at most MAX_TITLE characters and never ends in "…" or in a cut word: a phrase
-    that is too long is cut at a clause boundary (before "that", "which", ",", "by", …).
-    """
-    doc = plain(abstract)
-    found = find_name(doc)
-    if found:
-        name, start, end = found
-        description = describe(doc.text, start, end, name) or _phrase(doc.text, cue_only=True)
-        title = f"{name}: {description}" if description else name
-    else:
-        name, title = "", _phrase(doc.text)
-    return name, clip(_SPACES.sub(" ", title).strip(), MAX_TITLE)
-
-
-_ASIDE = re.compile(r",?\s*to\s+(?:the\s+best\s+of\s+)?our\s+knowledge,?\s*", re.I)
-
-
-def _phrase(text: str, cue_only: bool = False) -> str:
-    """A concise title-like phrase: what the paper says it introduces, else its first clause."""
-    text = _ASIDE.sub(" ", text)
-    for cue in _CUE.finditer(text):
-        rest = text[cue.end() : cue.end() + 300]
-        rest = re.sub(r"^and\s+\w+\s+", "", rest)
-        obj = re.match(r"((?:an?|the)\s+" + CLAUSE + r"{12,}?)(?=[,;]|\.\s|\.$|$)", rest)
-        if obj:
-            return noun_phrase(obj.group(1))
-    if cue_only:
-        return ""
-    sentence = re.split(r"(?<=[.!?])\s+(?=[A-Z])", text.strip())[0].rstrip(".")
-    clause = re.split(r",\s+|;\s+|\s+(?:that|which|where|while|because)\s+", sentence)[0]
-    return noun_phrase(clause)
-
-
-def title_problems(title: str, abstract: str) -> list[str]:
-    """What is wrong with a derived ``title`` for ``abstract``, for tests and benchmarks: longer
-    than MAX_TITLE, an ellipsis, a last word cut short (not a whole word of the abstract) or
-    left dangling ("of", "the")."""
-    problems = []
-    if len(title) > MAX_TITLE:
-        problems.append(f"{len(title)} characters")
-    if title.rstrip().endswith(("…", "...")):
-        problems.append("ends in an ellipsis")
-    words = title.split()
-    last = words[-1].strip(".,;:()[]\"'") if words else ""
-    text = plain(abstract).text
-    if last and not re.search(r"(?<![\w\-])" + re.escape(last) + r"(?![\w])", text, re.I):
-        problems.append(f"last word {last!r} is not a whole word of the abstract")
-    if last in DANGLING and len(words) > 1:  # lower case only: "Skeleton Less is More" is a name
-        problems.append(f"ends in {last!r}")
-    return problems

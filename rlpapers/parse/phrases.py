@@ -1,5 +1,5 @@
 """Phrases for a derived title: the description after a name, a noun phrase cut at a clause
-boundary, sentence case and clipping to a length (``names.derive_title`` uses them)."""
+boundary, sentence case and clipping to a length (``titles.derive_title`` uses them)."""
 
 from __future__ import annotations
 

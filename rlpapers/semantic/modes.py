@@ -1,9 +1,9 @@
 """Hybrid and semantic ranking over the store's vectors (the Library wires them to a query).
 
 - **hybrid**: the lexical top 100 and the dense top 100 fused by reciprocal rank
-  (``fusion.rrf``, k 60, dense weight 0.3: chosen on the odd-numbered Cranfield and CISI
-  queries pooled, with rlpapers' own lexical side, among min-max and RRF k 10/30/60 with
-  dense weights 0.1-0.9; docs/search-quality.md). For a query with fields or operators the
+  (``fusion.rrf``, k 30, dense weight 0.3: chosen on the odd-numbered Cranfield and CISI
+  queries pooled, with rlpapers' own lexical side, among min-max, z-score and RRF k 10/30/60
+  with dense weights 0.1-0.9; docs/search-quality.md). For a query with fields or operators the
   dense side ranks only the papers the query matches, so the query keeps its meaning.
 - **semantic**: papers by cosine similarity to the query alone, those at or above
   ``SIMILARITY_FLOOR`` only.
@@ -19,18 +19,19 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..errors import EmbeddingsMissing
 from . import fusion
+from .encoder import PAPER_CPU_SECONDS, cores
 from .vectors import Vectors
 
 DEPTH = 100
 DENSE_WEIGHT = 0.3
-RRF_K = 60
+RRF_K = 30
 #: Cosine similarity a paper needs to be a semantic hit. On
 #: the bundled judgments (tests/relevance.yaml) it keeps 84% of the judged query-paper pairs
 #: (95% of those graded 3) and 27% of the unjudged ones, all papers being about RL
 #: (docs/semantic.md).
 SIMILARITY_FLOOR = 0.25
-#: Papers embedded per second on 2 cores (benchmarks/semantic_bench.py), for time estimates.
-EMBED_RATE = 15.0
+#: Papers embedded per second on this machine's cores, for time estimates.
+EMBED_RATE = cores() / PAPER_CPU_SECONDS
 INLINE_SECONDS = 60.0
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..index import Index
 from ..index.analysis import fast_terms
-from ..index.query import meaning_text
+from ..querylang import meaning_text
 from . import modes
 from .vectors import Vectors
 

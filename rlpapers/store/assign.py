@@ -7,7 +7,8 @@ import base64
 import hashlib
 import os
 import warnings
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ParseError, ParseWarning
 from ..keys import SAFE_KEY, SAFE_KEY_TEXT
@@ -19,8 +20,32 @@ from .plan import Identity, Item, RecordState
 from .records import paper_of, stored_paper
 
 if TYPE_CHECKING:
+    import sqlite3
+    from pathlib import Path
+
+    from ..key_format import KeyFormat
     from ..model import Paper
-    from .refresh import Refresh
+    from .files import FileState
+
+
+class Refreshing(Protocol):
+    """What assigning ids and keys reads of the refresh it serves (``refresh.Refresh``)."""
+
+    con: sqlite3.Connection
+    states: list[FileState]
+    warned: dict[str, set[str]]
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    def taught(self) -> bool: ...
+
+    @property
+    def key_format(self) -> KeyFormat | None: ...
+
+    def rows(self, state_path: str) -> list[dict[str, Any]]: ...
+
+    def prints(self, state_path: str, count: int) -> list[bytes] | None: ...
 
 
 class Identities:
@@ -30,30 +55,42 @@ class Identities:
     the rebuildable records: a cleared index folder or a run over another corpus in between
     gives every paper the same id and key."""
 
-    def __init__(self, refresh: Refresh, items: list[Item], previous: dict[str, RecordState]):
+    def __init__(
+        self,
+        refresh: Refreshing,
+        items: list[Item],
+        previous: dict[str, RecordState],
+        files: list[Path],
+    ):
         self.refresh = refresh
         self.items = items
         self.previous = previous
-        self.ledger = refresh.store.ledger
+        self.ledger = refresh.ledger
         self._prints: dict[str, bytes] = {}
         self._texts: dict[str, dict[str, str]] = {}  # file -> content id -> abstract
         # resolved path -> the corpus path as given (absolute, not a symlink's target): what
         # the ledger keeps, so that a link replaced by a file, or pointed elsewhere, is the
         # same place
-        self._given = {str(f.resolve()): os.path.abspath(f) for f in refresh.store.files}
+        self._given = {str(f.resolve()): os.path.abspath(f) for f in files}
         self._files: dict[str, list[Item]] = {}
         self._first: dict[str, Item] = {}  # content id -> its first copy in corpus order
         for item in items:
             self._files.setdefault(item.file, []).append(item)
             self._first.setdefault(item.cid, item)
 
-    def assign(self, overrides: list[Override]) -> Identity:
+    def assign(
+        self, overrides: list[Override], pinned: Sequence[tuple[str, Override]] = ()
+    ) -> Identity:
+        """Ids and keys; ``pinned`` are (content id, key override) pairs a corpus file gives
+        (a bibliography entry's own key), claimed before the metadata's."""
         cids = list(dict.fromkeys(item.cid for item in self.items))
         self._learn_from_store()
         known = self.ledger.ids_of(cids)
         holders = _holders(cids, known, self.ledger)
         new = [cid for cid in cids if cid not in known]
-        edits = self._edits(new, set(known.values()))
+        keyed = self._keyed(pinned, new, set(known.values()))
+        unkeyed = [cid for cid in new if cid not in keyed]
+        edits = {**self._edits(unkeyed, {*known.values(), *keyed.values()}), **keyed}
         ids: dict[str, str] = {}
         owner: dict[str, str] = dict(holders)
         split: list[str] = []  # known abstracts whose paper another abstract of the corpus holds
@@ -74,20 +111,49 @@ class Identities:
             for cid in split:  # its own paper, found again by _fresh_id on the next refresh
                 self.ledger.add_paper(ids[cid], [_split_alias(cid)])
             self._note_texts(ids, self.ledger.states_of(set(ids.values())))
-            changes = self._overrides(overrides, ids, bases, [*new, *split])
+            pins = [(ids[cid], override) for cid, override in pinned if cid in ids]
+            changes = self._overrides(overrides, ids, bases, [*new, *split], pins)
         return Identity(ids, self.ledger.keys_of(list(owner)), changes)
+
+    def _keyed(
+        self, pinned: Sequence[tuple[str, Override]], new: list[str], present: set[str]
+    ) -> dict[str, str]:
+        """Newcomer content id -> the paper its file's own key names, where that paper is
+        absent from the corpus and either may have left a file of it (as for an edit) or had
+        a text like this one (a library exported by rlpapers and read back as another
+        corpus): the entry is that paper. Otherwise the key is claimed later, and a key the
+        ledger gives another paper is an error."""
+        candidates: dict[str, str] = {}
+        newcomers = set(new)
+        for cid, override in pinned:
+            if cid in newcomers and cid not in candidates:
+                holder = self.ledger.resolve(str(override.values["key"]))
+                if holder is not None and holder not in present:
+                    candidates[cid] = holder
+        if not candidates:
+            return {}
+        left = {v.ref for v in self.ledger.absent(present, self._may_have_left())}
+        texts = {v.ref: v for v in self.ledger.absent(present, lambda file, stamp: True)}
+        out: dict[str, str] = {}
+        for cid, holder in candidates.items():
+            if holder in out.values():
+                continue
+            like = holder in texts and match_edits(self._versions([cid]), [texts[holder]])
+            if holder in left or (like and like.get(cid) == holder):
+                out[cid] = holder
+        return out
 
     def _learn_from_store(self) -> None:
         """A ledger written before it kept fingerprints learns them from the stored records,
         while they still hold each paper's previous text (once; a ledger that has them all
         asks nothing more)."""
-        if not self.previous or self.refresh.store._meta("taught"):
+        if not self.previous or self.refresh.taught():
             return
         states = self.ledger.states_of(list(self.previous))
         missing = [pid for pid, state in states.items() if not state.printed]
         if not missing:
             return
-        from ..parse import paper_id
+        from ..ids import paper_id
 
         texts = _stored(self.refresh, missing)
         with self.ledger.transaction():
@@ -104,22 +170,27 @@ class Identities:
         the ledger: an edited copy of it here is a paper of its own."""
         if not new:
             return {}
+        absent = self.ledger.absent(present, self._may_have_left())
+        if not absent:
+            return {}
+        return match_edits(self._versions(new), absent)
+
+    def _may_have_left(self) -> Callable[[str, str | None], bool]:
+        """Whether a paper may have left its last file (by the file and its stamp then): it is
+        a file of this corpus, or gone, or changed since the paper was seen in it. An unchanged
+        file elsewhere still holds it: it lives in another corpus sharing the ledger."""
         ours = {*self._given.values(), *self._given}  # every corpus file, as given or resolved
 
         def where(file: str, stamp: str | None) -> bool:
-            """The paper may have left its last file: it is a file of this corpus, or gone, or
-            changed since the paper was seen in it. An unchanged file elsewhere still holds
-            it: it lives in another corpus sharing the ledger."""
             return file in ours or stamp is None or _stamp_of(file) != stamp
 
-        absent = self.ledger.absent(present, where)
-        if not absent:
-            return {}
-        newcomers = [
+        return where
+
+    def _versions(self, cids: Iterable[str]) -> list[Version]:
+        return [
             Version(cid, item.file, item.ordinal, hashes(self._print(item)))
-            for cid, item in ((cid, self._first[cid]) for cid in new)
+            for cid, item in ((cid, self._first[cid]) for cid in cids)
         ]
-        return match_edits(newcomers, absent)
 
     def _print(self, item: Item) -> bytes:
         """The identity fingerprint of an abstract of the corpus: as its parse stored it, else
@@ -168,10 +239,15 @@ class Identities:
     # --- metadata overrides -------------------------------------------------------------------
 
     def _overrides(
-        self, overrides: list[Override], ids: dict[str, str], bases: dict[str, str], new: list[str]
+        self,
+        overrides: list[Override],
+        ids: dict[str, str],
+        bases: dict[str, str],
+        new: list[str],
+        pins: list[tuple[str, Override]],
     ) -> dict[str, dict[str, Any]]:
         present = set(ids.values())
-        resolved: list[tuple[str, Override]] = []
+        resolved: list[tuple[str, Override]] = list(pins)
         later: list[Override] = []
         for override in overrides:
             pid = self._target(override.target, present)
@@ -218,7 +294,7 @@ class Identities:
         rule then sees (``keys.first_key``)."""
         from ..keys import KEY_FIELDS, first_key
 
-        fmt = self.refresh.store.key_format
+        fmt = self.refresh.key_format
         fields = {
             pid: values
             for pid, values in _merged(resolved, warn=False).items()
@@ -250,11 +326,15 @@ class Identities:
         return pid if pid in present else None
 
     def _claim_keys(self, pairs: list[tuple[str, Override]]) -> None:
+        # the override each paper's key comes from (the last that sets one), found in one pass:
+        # a corpus of bibliography files pins every paper's key
+        sources = {pid: o for pid, o in pairs if "key" in o.values}
+        current = self.ledger.keys_of(list(sources))
         for pid, values in _merged(pairs, warn=False).items():
             key = values.get("key")
-            if not key:
+            if not key or current.get(pid) == key:  # the paper's key already: nothing to claim
                 continue
-            source = next(o for p, o in reversed(pairs) if p == pid and "key" in o.values)
+            source = sources[pid]
             if not SAFE_KEY.fullmatch(key):
                 raise ParseError(
                     f"key {key!r} is not a safe citation key: use {SAFE_KEY_TEXT}",
@@ -320,7 +400,7 @@ def _merged(pairs: list[tuple[str, Override]], warn: bool) -> dict[str, dict[str
     return out
 
 
-def _stored(refresh: Refresh, ids: list[str]) -> dict[str, str]:
+def _stored(refresh: Refreshing, ids: list[str]) -> dict[str, str]:
     """Abstracts of stored records, by id."""
     out = {}
     for part in chunks(ids):

@@ -25,7 +25,8 @@ def named_corpus_files(paths: Iterable[Path]) -> dict[Path, str]:
     """Each corpus file with the name its records show, in corpus order; a missing path is a
     ``CorpusError``.
 
-    A folder stands for every ``*.txt`` file below it, as ripgrep searches a folder: sub-folders
+    A folder stands for every ``*.txt`` file below it (and every bibliography file,
+    ``CORPUS_SUFFIXES``), as ripgrep searches a folder: sub-folders
     too, except hidden ones, and without following symlinked folders (a link loop cannot hang
     it); sorted by the path below the folder, which is also the file's name (two sub-folders
     may each hold an ``a.txt``). A file given by itself is named by its file name.
@@ -49,7 +50,10 @@ def named_corpus_files(paths: Iterable[Path]) -> dict[Path, str]:
             found = [f for f in _below(path) if _regular_in_folder(f) and _utf8_path(f)]
             if not found:
                 warnings.warn(
-                    ParseWarning(f"{path}: no *.txt files in this folder or below it"),
+                    ParseWarning(
+                        f"{path}: no *.txt files (nor .bib, .ris, .json, .jsonl) in this "
+                        "folder or below it"
+                    ),
                     stacklevel=2,
                 )
             for file in found:
@@ -73,9 +77,18 @@ def _below(folder: Path) -> list[Path]:
     for root, folders, names in os.walk(folder):  # never follows a symlinked folder
         folders[:] = [name for name in folders if not name.startswith(".")]
         # a folder named *.txt is an entry too: it is skipped with a warning, as before
-        entries = names + [name for name in folders if name.endswith(".txt")]
-        found += [Path(root, n) for n in entries if n.endswith(".txt") and not n.startswith(".")]
+        entries = names + [name for name in folders if _corpus_name(name)]
+        found += [Path(root, n) for n in entries if _corpus_name(n) and not n.startswith(".")]
     return sorted(found, key=lambda file: file.relative_to(folder).parts)
+
+
+#: The extensions of corpus files in a folder: the text layout, and the bibliography files
+#: ``rlpapers.readers`` reads (their names only: no reader is imported to list a folder).
+CORPUS_SUFFIXES = (".txt", ".bib", ".ris", ".json", ".jsonl")
+
+
+def _corpus_name(name: str) -> bool:
+    return name.lower().endswith(CORPUS_SUFFIXES)
 
 
 def _utf8_path(file: Path) -> bool:

@@ -6,14 +6,30 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from ..lookup import Lookup, resolve_many
 from ..model import Paper
 from .records import paper_of
 
 if TYPE_CHECKING:
-    from .reads import Reads
+    from .ledger import Ledger
+
+
+class Source(Protocol):
+    """What a lookup reads (a store's ``Reads``): the connection, records by id, and the ledger
+    in the data folder."""
+
+    data_dir: Path
+
+    @property
+    def con(self) -> sqlite3.Connection: ...
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    def fetch(self, ids: Iterable[str]) -> dict[str, Paper]: ...
 
 
 class Found(NamedTuple):
@@ -33,7 +49,7 @@ def find(lookup: Lookup, refs: Iterable[str]) -> Found:
 class SqlLookup(Lookup):
     """The lookup rule (``rlpapers.lookup``) over the store's tables and the ledger."""
 
-    def __init__(self, store: Reads) -> None:
+    def __init__(self, store: Source) -> None:
         self.store = store
 
     @property

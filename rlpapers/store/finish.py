@@ -18,7 +18,9 @@ def finish(papers: list[Paper]) -> list[Paper]:
     for paper in papers:
         groups.setdefault(paper.id, []).append(paper)
     merged = {pid: merge_copies(copies) for pid, copies in groups.items() if len(copies) > 1}
-    bases = {pid: base_key(merged.get(pid, copies[0])) for pid, copies in groups.items()}
+    # a bibliography entry's own key is its key (the store pins it)
+    firsts = {pid: merged.get(pid, copies[0]) for pid, copies in groups.items()}
+    bases = {pid: paper.key or base_key(paper) for pid, paper in firsts.items()}
     finisher = Finisher(keys_from_bases(bases), merged, {}, {})
     return [done for paper in papers if (done := finisher(paper)) is not None]
 
@@ -52,7 +54,9 @@ class Finisher:
 
 
 def merge_copies(copies: list[Paper]) -> Paper:
-    """Copies of one abstract in several places, as one record listing every place."""
+    """Copies of one abstract in several places, as one record listing every place. A field
+    the first copy lacks is taken from a later one (a bibliography entry's real title, year,
+    venue, links and tags for a text file's abstract)."""
     first = copies[0]
     for other in copies[1:]:
         first = first.with_changes(
@@ -61,5 +65,18 @@ def merge_copies(copies: list[Paper]) -> Paper:
             categories=first.categories or other.categories,
             topic=first.topic or other.topic,
             sources=first.sources + tuple(s for s in other.sources if s not in first.sources),
+            **_richer(first, other),
         )
     return first
+
+
+def _richer(first: Paper, other: Paper) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if first.title_derived and other.title and not other.title_derived:
+        out.update(title=other.title, title_derived=False)
+    for name in ("year", "venue", "url", "doi", "note"):
+        if not getattr(first, name) and getattr(other, name):
+            out[name] = getattr(other, name)
+    if other.tags and other.tags != first.tags:
+        out["tags"] = tuple(dict.fromkeys(first.tags + other.tags))
+    return out

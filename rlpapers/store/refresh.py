@@ -7,10 +7,11 @@ import os
 import sqlite3
 import warnings
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ParseError, ParseWarning
-from ..metadata import Metadata, read_metadata
+from ..metadata import Metadata, Override, read_metadata
 from ..model import Paper
 from ..parse import PARSER_VERSION
 from ..text import shown
@@ -28,11 +29,31 @@ KEEP_PARSED_BYTES = 16_000_000
 _INSERT = "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 if TYPE_CHECKING:
-    from . import Store
+    from pathlib import Path
+
+    from ..key_format import KeyFormat
+    from .ledger import Ledger
+
+
+class Source(Protocol):
+    """What a refresh reads of the store it refreshes (``Store``)."""
+
+    encoding: str | None
+    files: list[Path]
+    progress: Callable[[int, int], None] | None
+    key_format: KeyFormat | None
+
+    @property
+    def con(self) -> sqlite3.Connection: ...
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    def _meta(self, name: str, default: str = "") -> str: ...
 
 
 class Refresh:
-    def __init__(self, store: Store, states: list[FileState]) -> None:
+    def __init__(self, store: Source, states: list[FileState]) -> None:
         self.store = store
         self.con: sqlite3.Connection = store.con
         self.states = states
@@ -70,7 +91,9 @@ class Refresh:
             )
         }
         overrides = [o for s in self.states if s.kind != CORPUS for o in self.metadata(s).overrides]
-        identity = Identities(self, items, previous).assign(overrides)
+        identity = Identities(self, items, previous, self.store.files).assign(
+            overrides, self._file_keys(corpus)
+        )
         identity.same_changes = identity.changes_digest == self.store._meta("changes")
         self._write(corpus, items, previous, identity)
 
@@ -188,6 +211,46 @@ class Refresh:
                 strings(loads(bases, list, "parse keys"), "parse keys"),
             )
         return out
+
+    def _file_keys(self, corpus: list[FileState]) -> list[tuple[str, Override]]:
+        """(content id, a ``key`` override) for each paper a bibliography file gives its own
+        key: the key is the paper's as if pinned. Two places giving one key to two papers are
+        a ``ParseError`` naming both."""
+        from ..readers import format_of
+
+        out: list[tuple[str, Override]] = []
+        given: dict[str, tuple[str, str]] = {}  # key -> (content id, where)
+        for state in corpus:
+            if format_of(state.name) is None:
+                continue
+            for row in self.rows(state.path):
+                key, line = row.get("key"), row.get("line")
+                if not isinstance(key, str) or not key:
+                    continue
+                line = line if isinstance(line, int) else 0
+                first = given.setdefault(key, (row["id"], f"{state.name}:{line}"))
+                if first[0] != row["id"]:
+                    raise ParseError(
+                        f"key {key!r} is given to two papers, here and at {first[1]}; a key "
+                        "names one paper: change one of them",
+                        state.name,
+                        line or None,
+                    )
+                out.append((row["id"], Override(row["id"], {"key": key}, state.name, line)))
+        return out
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.store.ledger
+
+    def taught(self) -> bool:
+        """Whether the ledger already learnt the stored records' fingerprints."""
+        return bool(self.store._meta("taught"))
+
+    @property
+    def key_format(self) -> KeyFormat | None:
+        """The user's key format for papers first seen (None: the default rule)."""
+        return self.store.key_format
 
     def rows(self, state_path: str) -> list[dict[str, Any]]:
         state = next(s for s in self.states if s.path == state_path)
