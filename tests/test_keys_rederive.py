@@ -140,3 +140,16 @@ def test_rederive_leaves_pinned_keys_alone(tmp_path):
 def test_apply_without_rederive_is_a_usage_error():
     result = run("keys", "--apply", code=2)
     assert "--rederive" in result.stderr
+
+
+def test_rederive_leaves_a_bibliography_entrys_own_key_alone(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "refs.bib").write_text(
+        "@article{myown,\n  title = {Reasoning with Exploration},\n  author = {Cheng, Daixuan},\n"
+        f"  year = {{2025}},\n  abstract = {{{CHENG}}}\n}}\n",
+        encoding="utf-8",
+    )
+    assert list(_keys(corpus).values()) == ["myown"]
+    result = run("--corpus", corpus, "keys", "--rederive", "-f", "tsv")
+    assert result.stdout == "" and "already" in result.stderr
