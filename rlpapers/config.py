@@ -15,10 +15,13 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .digest import sha1
 from .errors import CorpusError, ParseError
+
+if TYPE_CHECKING:
+    from .key_format import KeyFormat
 
 APP = "rlpapers"
 
@@ -113,6 +116,8 @@ class Settings(NamedTuple):
     origin: Mapping[str, str] = MappingProxyType({})
     #: A team ledger's ``postgresql://`` URL (``ledger``); None: the data folder's own ledger.
     ledger: str | None = None
+    #: The user's key format for papers first seen (``keys.format``); None: the default rule.
+    key_format: KeyFormat | None = None
 
 
 def read_config(path: Path, named: bool = False) -> dict[str, Any]:
@@ -131,10 +136,11 @@ def read_config(path: Path, named: bool = False) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise ParseError("the config file must be a mapping of settings", str(path), 1)
-    unknown = sorted(set(data) - {"corpus", "index_dir", "search", "ledger"})
+    unknown = sorted(set(data) - {"corpus", "index_dir", "search", "ledger", "keys"})
     if unknown:
         raise ParseError(
-            f"unknown setting {unknown[0]!r} (known: corpus, index_dir, search, ledger)", str(path)
+            f"unknown setting {unknown[0]!r} (known: corpus, index_dir, search, ledger, keys)",
+            str(path),
         )
     return data
 
@@ -202,8 +208,12 @@ def resolve(
         "RLPAPERS_DATA_DIR" if os.environ.get("RLPAPERS_DATA_DIR") else "platform folder"
     )
     url, origin["ledger"] = _ledger(ledger, cfg, cfg_path)
+    key_format = None
+    if "keys" in cfg:  # the format language is imported only where a config sets one
+        key_format = _key_format(cfg, cfg_path)
+    origin["keys.format"] = str(cfg_path) if key_format else "default"
     settings = (tuple(paths), index, cfg_path, data_root(), encoding, mode, rerank, origin)
-    return Settings(*settings, ledger=url)
+    return Settings(*settings, ledger=url, key_format=key_format)
 
 
 def _ledger(option: str | None, cfg: dict[str, Any], cfg_path: Path) -> tuple[str | None, str]:
@@ -322,3 +332,32 @@ def check_index_dir(path: Path) -> None:
     else:
         return
     raise IndexFolderError(f"cannot write the record store in {path}: {reason}")
+
+
+def _key_format(cfg: dict[str, Any], cfg_path: Path) -> KeyFormat | None:
+    """The config file's ``keys: {format: "..."}``, parsed; None when it sets none. A bad
+    section or format is a ``ParseError`` naming the file, its line and the format's position."""
+    from .key_format import DEFAULT_EXAMPLE, KeyFormatError, parse_format
+
+    section = cfg.get("keys")
+    if section is None:
+        return None
+    if not isinstance(section, dict) or set(section) - {"format"}:
+        raise ParseError("'keys' takes one setting, 'format'", str(cfg_path), _keys_line(cfg_path))
+    text = section.get("format")
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise ParseError(
+            f'keys.format must be text such as "{DEFAULT_EXAMPLE}" (not {text!r})',
+            str(cfg_path),
+            _keys_line(cfg_path),
+        )
+    try:
+        return parse_format(text)
+    except KeyFormatError as error:
+        raise ParseError(str(error), str(cfg_path), _keys_line(cfg_path)) from None
+
+
+def _keys_line(cfg_path: Path) -> int | None:
+    return setting_line(cfg_path, "keys")

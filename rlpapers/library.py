@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .filters import Filters
     from .hit import Hit
     from .index import Index
+    from .old_keys import Rekey
     from .semantic.vectors import Vectors
     from .store import Store
     from .store.find import Found
@@ -85,6 +86,7 @@ class Library:
             self.settings.encoding,
             names={str(f.resolve()): name for f, name in self._named_files.items()},
             ledger=self.settings.ledger,
+            key_format=self.settings.key_format,
         )
 
     @cached_property
@@ -116,6 +118,17 @@ class Library:
         data folder's ledger joined it; each is listed once."""
         return self.store.joined_keys()
 
+    def rederive_keys(self, apply: bool = False) -> list[Rekey]:
+        """Old -> new key of every paper whose key no metadata pins, by today's rule or key
+        format (``old_keys``); with ``apply``, those keys are given and the old ones keep
+        finding their papers."""
+        from .old_keys import rederive
+
+        found = rederive(self.store, apply)
+        if apply and found:
+            self.__dict__.pop("papers", None)
+        return found
+
     def pin_keys(self) -> list[tuple[Path, int]]:
         """Write every paper's key into a ``keys.yaml`` beside its corpus file or folder, as the
         corpus names it (never into the bundled seeds), keeping what else the file holds;
@@ -139,17 +152,19 @@ class Library:
         rerank: int | None = None,
     ) -> SearchRequest:
         """A ``SearchRequest`` with this library's defaults: the config's ``search.mode`` and
-        ``search.rerank`` when ``mode`` or ``rerank`` is None."""
+        ``search.rerank`` when ``mode`` or ``rerank`` is None. A ``key:`` naming an old key
+        (``keys --rederive --apply``) searches for the paper's current key."""
         window = rerank if rerank is not None else self.settings.search_rerank
-        return SearchRequest(
-            query,
-            limit,
-            filters,
-            sort,
-            mode or self.settings.search_mode,
-            snippets,
-            RERANK_WINDOW if window is None else window,
-        )
+        options = (mode or self.settings.search_mode, snippets)
+        window = RERANK_WINDOW if window is None else window
+        request = SearchRequest(query, limit, filters, sort, *options, window)  # checked as typed
+        if "key:" in query.lower():
+            from .old_keys import current_keys_in
+
+            current = current_keys_in(query, self.store.ledger)
+            if current != query:
+                request = SearchRequest(current, limit, filters, sort, *options, window)
+        return request
 
     def search(
         self,
@@ -241,7 +256,9 @@ class Library:
 
     def count(self, query: str | SearchRequest, filters: Filters | None = None) -> int:
         """How many papers ``query`` matches (after ``filters``; a request's own filters)."""
-        request = query if isinstance(query, SearchRequest) else SearchRequest(query, None, filters)
+        if not isinstance(query, SearchRequest):
+            query = self.request(query, None, filters, mode="lexical")
+        request = query
         index = self.index
         return index.healing(lambda: index.count(request))
 

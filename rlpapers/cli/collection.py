@@ -13,6 +13,7 @@ from .root import app
 
 if TYPE_CHECKING:
     from ..config import Settings
+    from ..old_keys import Rekey
 
 TopOpt = Annotated[int, typer.Option("--top", min=1, help="Rows per section.")]
 StatusOpt = Annotated[
@@ -29,15 +30,44 @@ PinOpt = Annotated[
 ]
 
 
-@app.command()
-def keys(ctx: typer.Context, pin: PinOpt = False, format: ReportFormatOpt = None) -> None:
-    """List every paper's id, citation key and corpus file; --pin writes the keys into
-    keys.yaml files.
+RederiveOpt = Annotated[
+    bool,
+    typer.Option(
+        "--rederive",
+        help="Show old -> new for every key no metadata pins, by today's rule or keys.format; "
+        "changes nothing without --apply.",
+    ),
+]
+ApplyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--apply", help="With --rederive: give the new keys (old keys still find papers)."
+    ),
+]
 
-    Keys are given once by the identity ledger and never move; keys.yaml carries them to
-    another machine or data folder (it is read like any metadata file).
+
+@app.command()
+def keys(
+    ctx: typer.Context,
+    pin: PinOpt = False,
+    rederive: RederiveOpt = False,
+    apply: ApplyOpt = False,
+    format: ReportFormatOpt = None,
+) -> None:
+    """List every paper's id, citation key and corpus file; --pin writes the keys into
+    keys.yaml files; --rederive shows what re-keying would change, --apply does it.
+
+    Keys are given once by the identity ledger and never move by themselves; keys.yaml carries
+    them to another machine or data folder (it is read like any metadata file).
     """
+    if apply and not rederive:
+        raise typer.BadParameter("--apply goes with --rederive", param_hint="--apply")
+    if pin and rederive:
+        raise typer.BadParameter("--pin and --rederive are separate steps", param_hint="--pin")
     lib = library(ctx)
+    if rederive:
+        _rederive(lib.rederive_keys(apply), apply, fmt_of(format))
+        return
     if not pin:
         rows = lib.keys()
         for pid, old, new in lib.joined_keys():
@@ -53,6 +83,17 @@ def keys(ctx: typer.Context, pin: PinOpt = False, format: ReportFormatOpt = None
             "corpus of your own (--corpus, RLPAPERS_CORPUS or the config file)",
             "note",
         )
+
+
+def _rederive(changes: "list[Rekey]", applied: bool, fmt: str) -> None:
+    render.report_rows(("id", "old", "new"), [(c.id, c.old, c.new) for c in changes], fmt)
+    count = f"{len(changes)} key{'s' if len(changes) != 1 else ''}"
+    if applied:
+        report(f"gave {count}; the old keys still find their papers", "note")
+    elif changes:
+        report(f"{count} would change; nothing was changed (--apply gives them)", "note")
+    else:
+        report("every unpinned key is already what the rule gives", "note")
 
 
 @app.command()
@@ -90,6 +131,8 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
     rows.append(("search.mode", settings.search_mode, settings.origin["search.mode"]))
     rerank = str(RERANK_WINDOW if settings.search_rerank is None else settings.search_rerank)
     rows.append(("search.rerank", rerank, settings.origin["search.rerank"]))
+    key_format = settings.key_format.text if settings.key_format else "{surname}{year}{word}"
+    rows.append(("keys.format", key_format, settings.origin["keys.format"]))
     render.config(rows, fmt_of(format))
 
 

@@ -59,6 +59,7 @@ from .reads import Reads
 if TYPE_CHECKING:
     from filelock import BaseFileLock
 
+    from ..key_format import KeyFormat
     from .embeddings import EmbeddingTable
     from .ledger import IdentityLedger
 
@@ -111,10 +112,12 @@ class Store(Reads):
         encoding: str | None = None,
         names: dict[str, str] | None = None,
         ledger: str | None = None,
+        key_format: KeyFormat | None = None,
     ) -> None:
         self.root = root
         self.ledger_url = ledger  # a team ledger's postgresql:// URL; None: the data folder's
         self.encoding = encoding
+        self.key_format = key_format  # the user's key format for papers first seen, if any
         self.names = names or {}  # resolved path -> the name its records show (its file name)
         self.looked: tuple[str, int] | None = None  # (instance, counter) as ``state`` read them
         self.files = files
@@ -228,13 +231,14 @@ class Store(Reads):
 
     # --- freshness ----------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Bring the records up to date with the corpus files (a no-op when nothing changed)."""
-        if self._fresh:
+    def refresh(self, force: bool = False) -> None:
+        """Bring the records up to date with the corpus files (a no-op when nothing changed);
+        ``force``: finish them again even so, as after keys changed in the ledger."""
+        if self._fresh and not force:
             return
         for attempt in range(2):
             try:
-                self._refresh_once()
+                self._refresh_once(force)
                 self._fresh = True
                 return
             except sqlite3.DatabaseError as error:
@@ -242,10 +246,10 @@ class Store(Reads):
                     raise self.busy_error(error) from None
                 self.heal(error)
 
-    def _refresh_once(self) -> None:
+    def _refresh_once(self, force: bool = False) -> None:
         states = stat_files(self.files, self.metadata, self.names)
         # a store from before the ledger kept fingerprints teaches it once, even unchanged
-        if self.is_fresh(states) and self._meta("taught"):
+        if not force and self.is_fresh(states) and self._meta("taught"):
             return
         from filelock import Timeout
 
@@ -266,7 +270,7 @@ class Store(Reads):
             states = stat_files(
                 self.files, self.metadata, self.names
             )  # again: they may have changed
-            if not (self.is_fresh(states) and self._meta("taught")):
+            if force or not (self.is_fresh(states) and self._meta("taught")):
                 from .refresh import Refresh
 
                 with _write_errors(self.root):

@@ -17,12 +17,14 @@ from .db import chunks
 from .identity import Version, fingerprint, hashes, match_edits
 from .ledger import IdentityLedger, PaperState
 from .plan import Identity, Item, RecordState
-from .records import paper_of
+from .records import paper_of, stored_paper
 
 if TYPE_CHECKING:
     import sqlite3
     from pathlib import Path
 
+    from ..key_format import KeyFormat
+    from ..model import Paper
     from .files import FileState
 
 
@@ -37,6 +39,9 @@ class Refreshing(Protocol):
     def ledger(self) -> IdentityLedger: ...
 
     def taught(self) -> bool: ...
+
+    @property
+    def key_format(self) -> KeyFormat | None: ...
 
     def rows(self, state_path: str) -> list[dict[str, Any]]: ...
 
@@ -260,6 +265,7 @@ class Identities:
                 resolved.append((pid, override))
         self._claim_keys(resolved)
         current = self.ledger.keys_of(list(present))
+        bases = self._first_keys([c for c in new if not current.get(ids[c])], ids, bases, resolved)
         for cid in new:  # newcomers in corpus order get the first free form of their base key
             pid = ids[cid]
             if not current.get(pid):
@@ -283,6 +289,44 @@ class Identities:
         return {
             pid: {k: v for k, v in values.items() if k != "key"} for pid, values in merged.items()
         }
+
+    def _first_keys(
+        self,
+        new: list[str],
+        ids: dict[str, str],
+        bases: dict[str, str],
+        resolved: list[tuple[str, Override]],
+    ) -> dict[str, str]:
+        """Content id -> base key: the parse's (the default rule), unless the config sets a key
+        format, or metadata naming the paper by id gives it a title, year or name, which the
+        rule then sees (``keys.first_key``)."""
+        from ..keys import KEY_FIELDS, first_key
+
+        fmt = self.refresh.key_format
+        fields = {
+            pid: values
+            for pid, values in _merged(resolved, warn=False).items()
+            if any(name in values for name in KEY_FIELDS)
+        }
+        todo = [cid for cid in new if fmt is not None or ids[cid] in fields]
+        if not todo:
+            return bases
+        out = dict(bases)
+        for cid, draft in self._drafts(todo).items():
+            out[cid] = first_key(draft, fields.get(ids[cid], {}), fmt)
+        return out
+
+    def _drafts(self, cids: list[str]) -> dict[str, Paper]:
+        """The parsed papers of these content ids (their first copies), read file by file."""
+        wanted: dict[str, set[str]] = {}
+        for cid in cids:
+            wanted.setdefault(self._first[cid].file, set()).add(cid)
+        out: dict[str, Paper] = {}
+        for file, mine in wanted.items():
+            for row in self.refresh.rows(file):
+                if row["id"] in mine:
+                    out.setdefault(row["id"], stored_paper(row))
+        return out
 
     def _target(self, target: str, present: set[str]) -> str | None:
         ref = target.strip()

@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..key_format import KeyFormat
     from .files import FileState
     from .finish import Finisher
+    from .ledger import IdentityLedger
 
 
 @dataclass
@@ -104,3 +110,23 @@ def kept(
 
 def digest(record: dict[str, Any]) -> str:
     return hashlib.sha1(json.dumps(record, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+class Source(Protocol):
+    """What a refresh reads of the store it refreshes (``Store``)."""
+
+    encoding: str | None
+    files: list[Path]
+    progress: Callable[[int, int], None] | None
+    key_format: KeyFormat | None
+
+    @property
+    def con(self) -> sqlite3.Connection: ...
+
+    @property
+    def ledger(self) -> IdentityLedger: ...
+
+    @property
+    def ledger_name(self) -> str: ...
+
+    def _meta(self, name: str, default: str = "") -> str: ...

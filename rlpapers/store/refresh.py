@@ -7,8 +7,7 @@ import os
 import sqlite3
 import warnings
 from collections import Counter
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ParseError, ParseWarning
 from ..metadata import Metadata, Override, read_metadata
@@ -20,7 +19,7 @@ from .db import Garbled, chunks, loads, new_instance, strings, transaction
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
 from .parsing import Parsed, parse_many, unpack, unpack_prints
-from .plan import Copies, Identity, Item, Plan, RecordState, digest, kept
+from .plan import Copies, Identity, Item, Plan, RecordState, Source, digest, kept
 from .records import stored_paper
 
 #: A refresh that parses at most this much text keeps what it parsed in memory (an edited file).
@@ -29,28 +28,8 @@ KEEP_PARSED_BYTES = 16_000_000
 _INSERT = "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
+    from ..key_format import KeyFormat
     from .ledger import IdentityLedger
-
-
-class Source(Protocol):
-    """What a refresh reads of the store it refreshes (``Store``)."""
-
-    encoding: str | None
-    files: list[Path]
-    progress: Callable[[int, int], None] | None
-
-    @property
-    def con(self) -> sqlite3.Connection: ...
-
-    @property
-    def ledger(self) -> IdentityLedger: ...
-
-    @property
-    def ledger_name(self) -> str: ...
-
-    def _meta(self, name: str, default: str = "") -> str: ...
 
 
 class Refresh:
@@ -247,6 +226,11 @@ class Refresh:
     def taught(self) -> bool:
         """Whether the ledger already learnt the stored records' fingerprints."""
         return bool(self.store._meta("taught"))
+
+    @property
+    def key_format(self) -> KeyFormat | None:
+        """The user's key format for papers first seen (None: the default rule)."""
+        return self.store.key_format
 
     def rows(self, state_path: str) -> list[dict[str, Any]]:
         state = next(s for s in self.states if s.path == state_path)
