@@ -195,8 +195,8 @@ def test_a_derived_title_with_no_word_falls_back_to_the_abstract():
 
 
 def test_the_config_sets_a_format_and_a_bad_one_names_the_file_line_and_position(tmp_path):
-    from rlpapers.errors import ParseError
     from rlpapers.config import _key_format as format_from_config
+    from rlpapers.errors import ParseError
 
     config = tmp_path / "config.yaml"
     config.write_text('keys:\n  format: "{auth}{year}{title:1}"\n', encoding="utf-8")
