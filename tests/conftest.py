@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import inspect
 import os
 import resource
@@ -42,6 +43,7 @@ os.environ.update(
 # Module-scoped fixtures (test_export's `papers`) are made before `isolated` below applies: they
 # too must not read or write the user's cache, data folder and ledger.
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="rlpapers-tests-"))
+atexit.register(shutil.rmtree, _SESSION_HOME, ignore_errors=True)  # each run cleans its own
 os.environ.update(
     {
         "XDG_CACHE_HOME": str(_SESSION_HOME / "cache"),
