@@ -161,7 +161,7 @@ class Library:
         if "key:" in query.lower():
             from .old_keys import current_keys_in
 
-            current = current_keys_in(query, self.store.ledger)
+            current = current_keys_in(query, request.lexemes, self.store.ledger)
             if current != query:
                 request = SearchRequest(current, limit, filters, sort, *options, window)
         return request

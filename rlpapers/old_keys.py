@@ -10,13 +10,14 @@ export ever prints it. A new key is never one that another paper holds or once h
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .key_format import KeyFormat
     from .model import Paper
+    from .querylang import Lexeme
     from .store import Store
     from .store.ledger import IdentityLedger
 
@@ -62,20 +63,23 @@ def proposals(
     return out
 
 
-def with_current_keys(query: str, current: Callable[[str], str | None]) -> str:
-    """``query`` with each ``key:OLD`` (``+key:``, ``-key:`` too) naming an old key replaced by
-    the paper's current key (``current``: old key -> current key, or None); anything else, a
-    wildcard or a phrase, is left as written."""
-    import re
-
-    def replace(match: re.Match[str]) -> str:
-        value = match.group(2)
-        if any(char in value for char in "*?~"):
-            return match.group(0)
-        now = current(value)
-        return match.group(1) + now if now else match.group(0)
-
-    return re.sub(r"(?<![^\s(])([+-]?key:)([^\s()\"]+)", replace, query, flags=re.IGNORECASE)
+def with_current_keys(
+    query: str, lexemes: Sequence[Lexeme], current: Callable[[str], str | None]
+) -> str:
+    """``query`` with each ``key:OLD`` word (``+key:``, ``-key:`` too) naming an old key
+    replaced by the paper's current key (``current``: old key -> current key, or None), read
+    from the query's ``lexemes``: a wildcard, a phrase or a key inside a phrase is left as
+    written."""
+    out = query
+    for lexeme in reversed(lexemes):  # from the end, so earlier positions stay right
+        field, _, value = lexeme.text.lstrip("+-").partition(":")
+        if lexeme.kind != "word" or field.lower() != "key" or not value:
+            continue
+        now = None if any(char in value for char in "*?~") else current(value)
+        if now:
+            end = lexeme.pos + len(lexeme.text)
+            out = out[: end - len(value)] + now + out[end:]
+    return out
 
 
 def pinned(store: Store) -> set[str]:
@@ -120,7 +124,7 @@ def rederive(store: Store, apply: bool = False) -> list[Rekey]:
     return found
 
 
-def current_keys_in(query: str, ledger: IdentityLedger) -> str:
+def current_keys_in(query: str, lexemes: Sequence[Lexeme], ledger: IdentityLedger) -> str:
     """``query`` with each ``key:OLD`` naming the paper's current key (``with_current_keys``),
     as the ledger knows them."""
 
@@ -131,4 +135,4 @@ def current_keys_in(query: str, ledger: IdentityLedger) -> str:
         now = ledger.keys_of([pid]).get(pid) or ""
         return now if now and now.lower() != old.lower() else None
 
-    return with_current_keys(query, current)
+    return with_current_keys(query, lexemes, current)

@@ -9,6 +9,7 @@ from rlpapers.key_format import parse_format
 from rlpapers.model import Paper
 from rlpapers.old_keys import Rekey, proposals, with_current_keys
 from rlpapers.parse import paper_id
+from rlpapers.querylang import lex
 
 from .conftest import run
 
@@ -48,15 +49,19 @@ def test_proposals_follow_a_users_format():
 
 def test_old_keys_in_a_query_become_current_keys():
     current = {"cheng_minimal": "cheng2025reasoning"}.get
-    assert with_current_keys("key:cheng_minimal", current) == "key:cheng2025reasoning"
-    assert with_current_keys("entropy -KEY:cheng_minimal", current) == (
-        "entropy -KEY:cheng2025reasoning"
+
+    def rewritten(query: str) -> str:
+        return with_current_keys(query, lex(query), current)
+
+    assert rewritten("key:cheng_minimal") == "key:cheng2025reasoning"
+    assert rewritten("entropy -KEY:cheng_minimal") == "entropy -KEY:cheng2025reasoning"
+    assert rewritten("(key:cheng_minimal OR x)") == "(key:cheng2025reasoning OR x)"
+    assert rewritten("key:cheng_minimal key:cheng_minimal") == (
+        "key:cheng2025reasoning key:cheng2025reasoning"
     )
-    assert with_current_keys("(key:cheng_minimal OR x)", current) == (
-        "(key:cheng2025reasoning OR x)"
-    )
-    for kept in ("key:cheng_min*", "title:cheng_minimal", "key:other", 'key:"cheng_minimal"'):
-        assert with_current_keys(kept, current) == kept
+    kept = ("key:cheng_min*", "title:cheng_minimal", "key:other", 'key:"cheng_minimal"')
+    for query in (*kept, 'title:"a key:cheng_minimal"', '"key:cheng_minimal"'):
+        assert rewritten(query) == query  # a phrase is text, not a key to look up
 
 
 # --- the command ---------------------------------------------------------------------------------
