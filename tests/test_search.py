@@ -470,10 +470,10 @@ def test_a_killed_build_leaves_the_old_index_usable(tmp_path):
 def test_warm_runs_parse_nothing(tmp_path, monkeypatch):
     index = tmp_path / "index"
     assert Library([SEEDS], index).search("entropy")  # builds the search index
-    import rlpapers.store.parsing as parsing
+    import rlpapers.readers as readers  # every corpus file is parsed through read_papers
 
     monkeypatch.setattr(
-        parsing, "parse_bytes", lambda *a, **k: pytest.fail("re-parsed an unchanged file")
+        readers, "read_papers", lambda *a, **k: pytest.fail("re-parsed an unchanged file")
     )
     assert len(Library([SEEDS], index).search("entropy")) >= 1
 

@@ -56,14 +56,19 @@ def parse_file(path: str | Path, encoding: str | None = None) -> list[Paper]:
     or is larger than ``MAX_FILE_BYTES``. ``encoding`` (a Python codec name) overrides the
     detected encoding."""
     path = Path(path)
+    return parse_bytes(file_bytes(path), source=path.name, encoding=encoding)
+
+
+def file_bytes(path: Path) -> bytes:
+    """The bytes of a corpus file; ``ParseError`` naming it if it cannot be read or is larger
+    than ``MAX_FILE_BYTES``."""
     try:
         with path.open("rb") as handle:
-            data = read_limited(handle, str(path))
+            return read_limited(handle, str(path))
     except IsADirectoryError:
         raise ParseError("is a folder, not a file", str(path)) from None
     except OSError as exc:
         raise ParseError(exc.strerror or str(exc), str(path)) from None
-    return parse_bytes(data, source=path.name, encoding=encoding)
 
 
 def read_limited(stream: IO[bytes], source: str) -> bytes:

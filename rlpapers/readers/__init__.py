@@ -20,12 +20,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 from ..errors import ParseError
 from ..model import Paper
 from .record import Record
 
-__all__ = ["EXTENSIONS", "Record", "format_of", "read_bytes", "read_file", "read_text"]
+if TYPE_CHECKING:
+    from ..parse import Titles
+
+__all__ = [
+    "EXTENSIONS",
+    "Record",
+    "format_of",
+    "read_bytes",
+    "read_file",
+    "read_papers",
+    "read_text",
+]
 
 #: File extension -> the reader module, for the formats read by extension.
 EXTENSIONS: dict[str, str] = {
@@ -70,17 +82,20 @@ def read_text(text: str, source: str) -> list[Record]:
 
 def read_file(path: str | Path, encoding: str | None = None) -> list[Paper]:
     """The papers of one corpus file: a bibliography file by its extension (``.bib``, ``.ris``,
-    ``.json``, ``.jsonl``), any other in the seed layout (``parse.parse_file``)."""
-    from ..parse import parse_file, read_limited
+    ``.json``, ``.jsonl``), any other in the seed layout (``parse``)."""
+    from ..parse import file_bytes
 
-    if format_of(PurePath(path).name) is None:
-        return parse_file(path, encoding)
-    name = str(path)
-    try:
-        with open(path, "rb") as handle:
-            data = read_limited(handle, name)
-    except IsADirectoryError:
-        raise ParseError("is a folder, not a file", name) from None
-    except OSError as exc:
-        raise ParseError(exc.strerror or str(exc), name) from None
-    return [record.to_paper() for record in read_bytes(data, PurePath(path).name, encoding)]
+    path = Path(path)
+    return read_papers(file_bytes(path), path.name, encoding)
+
+
+def read_papers(
+    data: bytes, name: str, encoding: str | None = None, titles: Titles | None = None
+) -> list[Paper]:
+    """The papers of a corpus file's bytes, read by the file ``name``'s extension: its records
+    for a bibliography file, else the seed layout (``titles``: derived titles to reuse)."""
+    from ..parse import parse_bytes
+
+    if format_of(name) is None:
+        return parse_bytes(data, name, titles=titles, encoding=encoding)
+    return [record.to_paper() for record in read_bytes(data, name, encoding)]

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ParseWarning, RlpapersError
-from ..model import Paper
-from ..parse import parse_bytes
 from ..workers import die_with_parent, stops_held
 from .db import Garbled, loads
 from .identity import fingerprint
@@ -114,11 +112,12 @@ def _stop_workers(started: SimpleQueue[int], forked: list[int]) -> None:
 
 def parse_one(job: Job) -> Parsed:
     from ..keys import base_key
+    from ..readers import read_papers
 
     data, name, titles, encoding, keep = job
     with warnings.catch_warnings(record=True) as caught:  # a worker process cannot show them
         warnings.simplefilter("always")
-        papers = _papers(data, name, titles, encoding)
+        papers = read_papers(data, name, encoding, titles)
     counts: Counter[str] = Counter()
     for paper in papers:  # one paper at a time: no list of every word of the file
         counts.update(_WORDS.findall(f"{paper.name} {paper.title} {paper.abstract}".lower()))
@@ -137,16 +136,6 @@ def parse_one(job: Job) -> Parsed:
 
     prints = pack_prints([fingerprint(p.abstract) for p in papers]) if parent_process() else b""
     return Parsed(stored, messages, rows if keep else None, prints)
-
-
-def _papers(data: bytes, name: str, titles: Titles, encoding: str | None) -> list[Paper]:
-    """A corpus file's papers: a bibliography file's records (by its extension), else the
-    text layout's."""
-    from ..readers import format_of, read_bytes
-
-    if format_of(name) is None:
-        return parse_bytes(data, name, titles=titles, encoding=encoding)
-    return [record.to_paper() for record in read_bytes(data, name, encoding)]
 
 
 def pack_prints(prints: list[bytes]) -> bytes:
