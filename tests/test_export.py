@@ -380,3 +380,47 @@ def test_libyaml_and_pure_python_yaml_write_the_same_records(papers):
     data = records([odd, *papers])
     slow, fast = dump(data, yaml.SafeDumper), dump(data, yaml.CSafeDumper)
     assert yaml.safe_load(fast) == yaml.safe_load(slow) == data
+    for dumper in (yaml.SafeDumper, yaml.CSafeDumper):  # the events are PyYAML's own
+        assert dump(data, dumper) == _pyyaml_dump(data, dumper)
+
+
+def _pyyaml_dump(data, dumper):
+    return yaml.dump(data, Dumper=dumper, allow_unicode=True, sort_keys=False, width=100)
+
+
+_scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+    | st.sampled_from(["", "~", "null", "yes", "No", "on", "1e3", ".inf", "-.5", "0x1F", "0o17",
+                       "2025-01-01", "12:30:00", "<<", "=", "- a", "? b", "#c", "a: b", "'q'"])
+)  # fmt: skip
+_yaml_data = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_yaml_data)
+def test_the_yaml_writer_writes_what_pyyaml_writes(data):
+    """Byte for byte: strings that would read back as another type stay quoted, numbers and
+    nulls plain, for the pure-Python emitter and libyaml's alike."""
+    from rlpapers.exporters.yaml_ import dump
+
+    dumpers = [yaml.SafeDumper] + ([yaml.CSafeDumper] if hasattr(yaml, "CSafeDumper") else [])
+    for dumper in dumpers:
+        assert dump(data, dumper) == _pyyaml_dump(data, dumper)
+
+
+def test_the_yaml_writer_leaves_other_values_to_pyyaml():
+    """A value no record holds (a date, an object) goes through PyYAML's representer."""
+    import datetime
+
+    from rlpapers.exporters.yaml_ import dump
+
+    data = [{"when": datetime.date(2025, 1, 2), "n": 1}]
+    assert dump(data, yaml.SafeDumper) == _pyyaml_dump(data, yaml.SafeDumper)
+    with pytest.raises(yaml.representer.RepresenterError):
+        dump([object()], yaml.SafeDumper)
