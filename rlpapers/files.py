@@ -77,7 +77,7 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     temporary file is removed and the error raised as it came (``OSError`` for the system's).
 
     The one atomic write of the package: output files (``save``), keys.yaml (through
-    ``save``) and the search view's manifest and ``CURRENT`` pointer."""
+    ``save``) and the search view's manifest, ``CURRENT`` pointer and kept results (``index.memo``)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:

@@ -35,13 +35,14 @@ from ..hit import Hit
 from ..model import Paper
 from ..querylang import Lexeme, is_plain, plain_words
 from ..store import Store
-from . import accumulate, stats
+from . import accumulate, memo, stats
 from .budget import check_expansions
 from .query import parse
 from .ranking import rerank
 from .schema import BOOSTS
 from .snippets import make_snippet, query_terms, snippet_or_opening
 from .stats import count_by as count_by
+from .stats import stats_from_json as stats_from_json
 from .view import Progress, View
 
 if TYPE_CHECKING:
@@ -110,6 +111,25 @@ class Index:
             )
         self.rebuild()
         return action()
+
+    def remembered(
+        self,
+        name: str,
+        depends: dict[str, Any],
+        compute: Callable[[], T],
+        read: Callable[[Any], T | None],
+    ) -> T:
+        """``compute()``, kept in the live generation for the store state it reflects and
+        ``depends`` (``memo``): later calls in that state get ``read`` of what was kept, where
+        ``read`` accepts it (it returns None for anything else, which is computed again)."""
+        opened = self.opened
+        key = {**opened.manifest, **depends}
+        kept = memo.recall(opened.path, name, key)
+        value = read(kept) if kept is not None else None
+        if value is None:
+            value = compute()
+            memo.keep(opened.path, name, key, value)
+        return value
 
     def close(self) -> None:
         """Close the searcher; the next search opens the view again, caught up with the store."""

@@ -1,0 +1,95 @@
+"""``stats`` keeps its result in the search view's generation, for the store state it came from:
+the same answer as computing it, a new answer after any change, and a damaged file computed
+again and rewritten."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rlpapers import Library
+from rlpapers.index import Index
+
+
+def _kept(library: Library) -> Path:
+    return library.index.opened.path / "stats.json"
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How often the abstracts' terms are read (the costly part of a computed result)."""
+    calls: list[int] = []
+    real = Index.distinctive_terms
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Index, "distinctive_terms", counted)
+    return calls
+
+
+def test_a_kept_result_is_the_computed_one(seeds_copy, monkeypatch):
+    calls = _counting(monkeypatch)
+    computed = Library(corpus=[seeds_copy]).stats(terms=5)
+    again = Library(corpus=[seeds_copy]).stats(terms=5)
+    assert again == computed and len(calls) == 1
+    assert list(again) == list(computed)  # the same keys in the same order
+    assert isinstance(again["terms"][0], tuple) and isinstance(again["authors"][0], tuple)
+    Library(corpus=[seeds_copy]).stats(terms=7)  # another number of terms is another result
+    assert len(calls) == 2
+
+
+def test_a_change_to_the_records_is_counted(seeds_copy, monkeypatch):
+    before = Library(corpus=[seeds_copy]).stats()
+    paper = "Cats\n\nA. Cat, B. Dog\n\nWe study whiskers of cats with a new whisker model.\n"
+    (seeds_copy / "cats.txt").write_text("Header\n\n" + paper, encoding="utf-8")
+    after = Library(corpus=[seeds_copy]).stats()
+    assert after["papers"] == before["papers"] + 1 and after["files"] == before["files"] + 1
+    assert ("A. Cat", 1) in after["authors"]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"\x00garbage",
+        b"[1, 2]",
+        b'{"key": null, "value": 1}',
+        "wrong shape",
+        "wrong types",
+    ],
+)
+def test_a_damaged_kept_result_is_computed_again(seeds_copy, monkeypatch, damage):
+    computed = Library(corpus=[seeds_copy]).stats()
+    kept = _kept(Library(corpus=[seeds_copy]))
+    whole = json.loads(kept.read_bytes())
+    if damage == "wrong shape":
+        whole["value"] = {"papers": 40}
+        damage = json.dumps(whole).encode()
+    elif damage == "wrong types":
+        whole["value"]["authors"][0] = ["someone", "many"]
+        damage = json.dumps(whole).encode()
+    kept.write_bytes(damage)
+    calls = _counting(monkeypatch)
+    assert Library(corpus=[seeds_copy]).stats() == computed and len(calls) == 1
+    assert json.loads(kept.read_bytes())["value"]["papers"] == 40  # written again
+    assert Library(corpus=[seeds_copy]).stats() == computed and len(calls) == 1
+
+
+def test_the_distinctive_terms_are_whooshs_on_a_many_segment_index(seeds_copy):
+    """Each segment's terms read once give what Whoosh's ``most_distinctive_terms`` gives."""
+    from rlpapers.index.stats import most_distinctive
+
+    library = Library(corpus=[seeds_copy])
+    library.stats()
+    for n in range(3):  # each change is a new segment of the live view
+        extra = f"A paper on whisker number {n}, whiskers and cat whisker models ({n}).\n"
+        (seeds_copy / f"extra{n}.txt").write_text("Header\n\n" + extra, encoding="utf-8")
+        library = Library(corpus=[seeds_copy])
+        reader = library.index.searcher.reader()
+        for number in (1, 10, 1000):
+            assert most_distinctive(reader, "abstract", number) == (
+                reader.most_distinctive_terms("abstract", number=number)
+            )
+    assert len(list(reader.leaf_readers())) > 1
