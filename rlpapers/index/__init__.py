@@ -12,8 +12,9 @@ match (reading the terms' positions from the index cost more than analysing the 
 records again, and those records are the first ones shown anyway). The window is fixed, never
 derived from the limit, so a limited search is always the first hits of an unlimited one.
 
-A plain query of many words (a pasted paragraph) is scored term at a time (``accumulate``):
-the same scores, without Whoosh's union matchers, whose bookkeeping is the whole cost there.
+A plain query of two or more words is scored term at a time (``accumulate``): the same scores,
+without Whoosh's union matchers, whose bookkeeping is most of the cost of a query of common
+words and the whole cost of a pasted paragraph.
 """
 
 from __future__ import annotations
@@ -240,7 +241,7 @@ class Index:
         OR-ed) keeps them: they hold there, and they make a search of common words quick.
         ``searcher``: another than the index's current one (a lazy search's own)."""
         searcher = searcher or self.searcher
-        if not exact and accumulate.is_long(parsed):  # a paragraph: see accumulate
+        if not exact and accumulate.suits(parsed):  # several words: see accumulate
             return accumulate.search(searcher, parsed, limit)
         if limit is None or not exact:
             return searcher.search(parsed, limit=limit)
@@ -308,7 +309,7 @@ class Index:
         if request.filters:
             results = self._search(parsed, None, exact)
             return sum(request.filters.matches(p) for p, _ in self.papers_of(results))
-        if not exact and accumulate.is_long(parsed):
+        if not exact and accumulate.suits(parsed):
             return len(accumulate.search(self.searcher, parsed, 1))
         return len(self.searcher.search(parsed, limit=1))
 

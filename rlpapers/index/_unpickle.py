@@ -68,7 +68,31 @@ class RestrictedUnpickler(pickle.Unpickler):
 
 
 def load(file: IO[bytes], **options: Any) -> Any:
-    return RestrictedUnpickler(file, **options).load()
+    """``pickle.load``, restricted. A file that can say where it is (Whoosh's files can) is read
+    a chunk at a time and put back just after the pickle: read directly, the unpickler calls
+    ``read`` once an opcode, and Whoosh reads a small pickle before each block of postings
+    (about twenty calls through its compound file's wrapper each time)."""
+    try:
+        start = file.tell()
+    except (AttributeError, OSError):
+        return RestrictedUnpickler(file, **options).load()
+    size = _CHUNK
+    while True:
+        data = file.read(size)
+        stream = io.BufferedReader(io.BytesIO(data))
+        try:
+            value = RestrictedUnpickler(stream, **options).load()
+        except (EOFError, pickle.UnpicklingError):
+            if len(data) < size:  # the whole rest of the file: the pickle itself is bad
+                raise
+            file.seek(start)
+            size *= 16
+            continue
+        file.seek(start + stream.tell())
+        return value
+
+
+_CHUNK = 512  # a block's header is some 40 bytes; a table of contents a few kilobytes
 
 
 def loads(data: bytes, **options: Any) -> Any:
