@@ -1,14 +1,17 @@
 """Warm search latency of several checkouts of rlpapers, on the same corpus, in one run.
 
     python benchmarks/search_latency.py BASE_CHECKOUT [--size 75000] [--rounds 5] [--config FILE]
-                                        [--long]
+                                        [--long] [--index DIR] [--tail N]
 
 Compares this checkout with others (for example a ``git worktree`` of the commit before a
 change): the arXiv records are written as in ``bench.py``, each checkout builds its own index
 (once: kept in ``benchmarks/out/latency-*``), then each checkout's ``Library.search(q, limit=10)``
 is timed over ``bench.QUERIES`` in a warm process, the checkouts taking turns for several rounds
-so that load on a shared machine falls on all of them alike. Prints the p50 and p95 of each
-checkout over all rounds, and each one's p50 as a ratio of the first.
+so that load on a shared machine falls on all of them alike (the order turns round each round).
+Prints the p50, p95 and p95/p50 of each checkout over all rounds, each one's p50 as a ratio of
+the first, and with ``--tail N`` the N slowest queries (median ms in each checkout).
+``--index DIR``: one index every checkout reads (``bench.py``'s ``out/index-75000``, its ledger
+in ``DIR-data`` beside it, as ``bench.py`` leaves them) instead of one built for each.
 
 ``--long`` then times long queries in this checkout alone, warm, wall and CPU time: the 112
 CISI requests (``judged.py``; a median of about 50 words) and three paragraphs of 50, 300 and
@@ -106,8 +109,12 @@ def long_queries(corpus: Path, index: Path, records: list[dict[str, object]]) ->
         )
 
 
-def python_in(checkout: Path, code: str, *args: str, config: Path | None = None) -> str:
+def python_in(
+    checkout: Path, code: str, *args: str, config: Path | None = None, data: Path | None = None
+) -> str:
     env = {k: v for k, v in os.environ.items() if k != "RLPAPERS_CONFIG"}
+    if data is not None:
+        env["RLPAPERS_DATA_DIR"] = str(data)
     if config is not None:
         env["RLPAPERS_CONFIG"] = str(config)
     done = subprocess.run(
@@ -136,31 +143,65 @@ def main() -> None:
     parser.add_argument(
         "--long", action="store_true", help="also time long queries (this checkout)"
     )
+    parser.add_argument("--index", type=Path, help="one built index for every checkout")
+    parser.add_argument("--tail", type=int, default=0, help="show the N slowest queries")
     args = parser.parse_args()
-    records = load_records(args.corpus)
-    corpus = write_corpus(records, OUT / f"corpus-{args.size}", args.size)
+    records = load_records(args.corpus) if args.long or not args.index else []
     checkouts = [ROOT, *[p.resolve() for p in args.others]]
-    indexes = [OUT / f"latency-{args.size}-{i}" for i in range(len(checkouts))]
+    if args.index:
+        corpus = args.index.parent / f"corpus-{args.size}"
+        indexes = [args.index.resolve()] * len(checkouts)
+    else:
+        corpus = write_corpus(records, OUT / f"corpus-{args.size}", args.size)
+        indexes = [OUT / f"latency-{args.size}-{i}" for i in range(len(checkouts))]
+    data = args.index.with_name(args.index.name + "-data").resolve() if args.index else None
     configs = [args.config] + [None] * len(args.others)
     runs = list(zip(checkouts, indexes, configs, strict=True))
     for checkout, index, config in runs:
-        python_in(checkout, _TIMER, str(corpus), str(index), json.dumps(QUERIES[:1]), config=config)
+        python_in(
+            checkout,
+            _TIMER,
+            str(corpus),
+            str(index),
+            json.dumps(QUERIES[:1]),
+            config=config,
+            data=data,
+        )
     times: list[list[float]] = [[] for _ in checkouts]
-    for _ in range(args.rounds):
-        for i, (checkout, index, config) in enumerate(runs):
+    for turn in range(args.rounds):
+        order = list(enumerate(runs))
+        for i, (checkout, index, config) in order if turn % 2 == 0 else reversed(order):
             out = python_in(
-                checkout, _TIMER, str(corpus), str(index), json.dumps(QUERIES), config=config
+                checkout,
+                _TIMER,
+                str(corpus),
+                str(index),
+                json.dumps(QUERIES),
+                config=config,
+                data=data,
             )
             times[i].extend(json.loads(out))
-    base = statistics.median(times[0]) if args.rounds else 0.0
-    for checkout, values in zip(checkouts, times, strict=True) if args.rounds else ():
-        p50 = statistics.median(values)
-        print(
-            f"{checkout.name}: p50 {p50:.1f} ms  p95 {percentile(values, 0.95):.1f} ms  "
-            f"({p50 / base:.2f}x the first)"
-        )
+    report(checkouts, times, args.tail)
     if args.long:
         long_queries(corpus, indexes[0], records)
+
+
+def report(checkouts: list[Path], times: list[list[float]], tail: int) -> None:
+    if not times[0]:
+        return
+    base = statistics.median(times[0])
+    for checkout, values in zip(checkouts, times, strict=True):
+        p50, p95 = statistics.median(values), percentile(values, 0.95)
+        print(
+            f"{checkout.name}: p50 {p50:.1f} ms  p95 {p95:.1f} ms  p95/p50 {p95 / p50:.2f}  "
+            f"({p50 / base:.2f}x the first)"
+        )
+    per_query = [
+        {q: statistics.median(values[i :: len(QUERIES)]) for i, q in enumerate(QUERIES)}
+        for values in times
+    ]
+    for query in sorted(QUERIES, key=lambda q: -per_query[0][q])[:tail]:
+        print("  " + "  ".join(f"{one[query]:7.1f}" for one in per_query) + f"  {query}")
 
 
 if __name__ == "__main__":

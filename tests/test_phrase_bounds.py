@@ -65,18 +65,33 @@ def test_phrases_term_at_a_time_give_whooshs_hits_scores_and_count(hyphens, monk
 
 
 def test_positions_are_read_only_for_the_documents_that_can_still_rank(hyphens, monkeypatch):
-    """A limited search verifies a few bounds, not every document holding the words."""
+    """A limited search reads the positions of a few documents holding the words, not all."""
     monkeypatch.setattr(accumulate, "suits", lambda parsed: True)
     checked: list[int] = []
-    real = accumulate._adjacent
+    holding: list[int] = []
+    adjacent, bound = accumulate._adjacent, accumulate._phrase_bound
 
-    def counted(searcher, phrase, docnums):
+    def counted_adjacent(searcher, phrase, docnums):
         checked.extend(docnums)
-        return real(searcher, phrase, docnums)
+        return adjacent(searcher, phrase, docnums)
 
-    monkeypatch.setattr(accumulate, "_adjacent", counted)
-    hyphens.search("model-based", limit=3, rerank=0)
-    limited = len(checked)
-    checked.clear()
-    hyphens.search("model-based", limit=None, rerank=0)
-    assert 0 < limited < len(checked) / 3
+    def counted_bound(searcher, phrase):
+        found = bound(searcher, phrase)
+        holding.extend(found)
+        return found
+
+    monkeypatch.setattr(accumulate, "_adjacent", counted_adjacent)
+    monkeypatch.setattr(accumulate, "_phrase_bound", counted_bound)
+    assert len(hyphens.search("model-based", limit=3, rerank=0)) == 3
+    assert 0 < len(checked) < len(holding) / 3
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_a_limited_result_still_knows_how_many_match(hyphens, query):
+    """``len`` of a limited result counts every match, as Whoosh's results do."""
+    from rlpapers.index.query import parse
+
+    searcher = hyphens.index.searcher
+    parsed, _ = parse(query, hyphens.index.schema)
+    assert len(accumulate.search(searcher, parsed, 3)) == accumulate.count(searcher, parsed)
+    assert accumulate.count(searcher, parsed) == len(searcher.search(parsed, limit=None))

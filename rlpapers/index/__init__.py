@@ -310,7 +310,7 @@ class Index:
             results = self._search(parsed, None, exact)
             return sum(request.filters.matches(p) for p, _ in self.papers_of(results))
         if not exact and accumulate.suits(parsed):
-            return len(accumulate.search(self.searcher, parsed, 1))
+            return accumulate.count(self.searcher, parsed)
         return len(self.searcher.search(parsed, limit=1))
 
     def _phrase_terms(self, lexemes: Sequence[Lexeme]) -> list[str]:

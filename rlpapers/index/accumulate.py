@@ -95,12 +95,22 @@ def search(searcher: Any, parsed: Any, limit: int | None) -> Results:
     leaves = list(parsed.leaves())
     if len(leaves) >= LONG_QUERY:
         leaves = select(searcher, leaves)
-    phrases = [leaf for leaf in leaves if _is_phrase(leaf, searcher)]
+    # every match wanted: Whoosh's phrase matchers read each candidate's positions quicker
+    phrases = [leaf for leaf in leaves if limit is not None and _is_phrase(leaf, searcher)]
     totals = accumulate(searcher, [leaf for leaf in leaves if leaf not in phrases])
     if phrases:
         return _with_phrases(searcher, totals, phrases, limit)
     matched = [docnum for docnum, score in enumerate(totals) if score]
     return Results(searcher, best(matched, totals, limit), len(matched))
+
+
+def count(searcher: Any, parsed: Any) -> int:
+    """How many documents ``search`` would find (phrases through Whoosh's matchers: every
+    candidate's positions are read anyway)."""
+    leaves = list(parsed.leaves())
+    if len(leaves) >= LONG_QUERY:
+        leaves = select(searcher, leaves)
+    return sum(1 for score in accumulate(searcher, leaves) if score)
 
 
 def best(docnums: list[int], scores: list[float], limit: int | None) -> list[tuple[int, float]]:
@@ -362,7 +372,7 @@ def _exact_scores(
     """Each document's exact score: ``totals`` plus each phrase whose words stand together."""
     scores = {docnum: totals[docnum] for docnum in docnums}
     for phrase, bound in zip(phrases, bounds, strict=True):
-        maybe = sorted(docnum for docnum in docnums if docnum in bound)
+        maybe = sorted(bound.keys() & scores.keys())
         for docnum in _adjacent(searcher, phrase, maybe):
             scores[docnum] += bound[docnum]
     return scores
