@@ -46,7 +46,10 @@ def suits(parsed: Any) -> bool:
     leaves = list(parsed.leaves())
     if not leaves or not all(isinstance(leaf, Term | Phrase) for leaf in leaves):
         return False  # nothing to look up (a query of function words), or not plain words
-    return any(isinstance(leaf, Phrase) for leaf in leaves) or len(set(map(_stems_of, leaves))) > 1
+    if any(isinstance(leaf, Phrase) for leaf in leaves):
+        return True
+    fields = [leaf.fieldname for leaf in leaves]  # a word is one leaf in each field
+    return any(fields.count(field) > 1 for field in set(fields))
 
 
 class Hit:
