@@ -35,7 +35,7 @@ from ..hit import Hit
 from ..model import Paper
 from ..querylang import Lexeme, is_plain, plain_words
 from ..store import Store
-from . import accumulate, stats
+from . import accumulate, feedback, stats
 from .budget import check_expansions
 from .query import parse
 from .ranking import rerank
@@ -220,6 +220,8 @@ class Index:
         OR-ed) keeps them: they hold there, and they make a search of common words quick.
         ``searcher``: another than the index's current one (a lazy search's own)."""
         searcher = searcher or self.searcher
+        if not exact and feedback.applies(parsed):  # a request: see feedback
+            return feedback.search(searcher, parsed, limit, self._texts)
         if not exact and accumulate.is_long(parsed):  # a paragraph: see accumulate
             return accumulate.search(searcher, parsed, limit)
         if limit is None or not exact:
@@ -229,6 +231,11 @@ class Index:
         collector = TopCollector(limit, usequality=False, replace=0)
         searcher.search_with_collector(parsed, collector)
         return collector.results()
+
+    def _texts(self, ids: list[str]) -> list[str]:
+        """Each paper's title and abstract as one text ("" for an id no longer stored)."""
+        found = self.store.fetch(ids)
+        return [f"{found[i].title} . {found[i].abstract}" if i in found else "" for i in ids]
 
     def _pages(self, parsed: Any, first: Any, size: int) -> Iterator[Any]:
         """Every match in score order, in two pages: the first ``size`` from a top-k search
