@@ -14,6 +14,8 @@ derived from the limit, so a limited search is always the first hits of an unlim
 
 A plain query of many words (a pasted paragraph) is scored term at a time (``accumulate``):
 the same scores, without Whoosh's union matchers, whose bookkeeping is the whole cost there.
+One of 7 distinct words or more (a request) is expanded with the terms of its best papers and
+scored again (``feedback``).
 """
 
 from __future__ import annotations
