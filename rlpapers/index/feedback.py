@@ -15,10 +15,10 @@ expansion re-orders the query's matches, and never brings in a paper that has no
 so a count and an unlimited search list the same papers as without it, and a limited search is
 the start of the unlimited one (the first pass never depends on the limit).
 
-It applies to plain queries of ``MIN_WORDS`` distinct words or more: shorter ones lost with it
-(a short question names its subject already, and its best papers are fewer and less alike), and
-they keep Whoosh's quick top-k search. Every setting was chosen on the odd Cranfield and CISI
-queries pooled (docs/search-quality.md).
+It applies to plain queries of ``MIN_WORDS`` distinct words or more: on the tuning queries,
+questions of 6 words or fewer lost with it, and shorter queries keep Whoosh's quick top-k
+search. Every setting was chosen on the odd Cranfield and CISI queries pooled
+(docs/search-quality.md has the grid, and the evaluation halves, where CISI's lost).
 """
 
 from __future__ import annotations
