@@ -22,7 +22,8 @@ Every ranking choice is made on them (Cranfield and CISI together). ``--report``
 evaluation halves (even-numbered queries), all queries, the two public collections pooled, and
 a paired sign-flip test of rlpapers against bm25s: look at it only to report a choice already
 made. ``--set ranking.NAME=VALUE`` changes a constant of ``rlpapers.index.ranking`` (or
-``query``, ``schema``) for this run, for trying a setting without editing the code.
+``feedback``, ``query``, ``schema``) for this run, for trying a setting without editing the code
+(``--set feedback.WEIGHT=0.5``, ``--set feedback.MIN_WORDS=1000000`` for no feedback).
 
 ``--requests`` adds the **designed-for** set: Cranfield's queries wrapped in request phrasings
 ("i am interested in articles on ..."). Its wording words are in the query stop words, added in

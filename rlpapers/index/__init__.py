@@ -14,7 +14,8 @@ derived from the limit, so a limited search is always the first hits of an unlim
 
 A plain query of two or more words is scored term at a time (``accumulate``): the same scores,
 without Whoosh's union matchers, whose bookkeeping is most of the cost of a query of common
-words and the whole cost of a pasted paragraph.
+words and the whole cost of a pasted paragraph. One of 7 distinct words or more (a request) is
+expanded with the terms of its best papers and scored again (``feedback``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from ..hit import Hit
 from ..model import Paper
 from ..querylang import Lexeme, is_plain, plain_words
 from ..store import Store
-from . import accumulate, memo, stats
+from . import accumulate, feedback, memo, stats
 from .budget import check_expansions
 from .query import parse
 from .ranking import rerank
@@ -241,6 +242,8 @@ class Index:
         OR-ed) keeps them: they hold there, and they make a search of common words quick.
         ``searcher``: another than the index's current one (a lazy search's own)."""
         searcher = searcher or self.searcher
+        if not exact and feedback.applies(parsed):  # a request: see feedback
+            return feedback.search(searcher, parsed, limit, self._texts)
         if not exact and accumulate.suits(parsed):  # several words: see accumulate
             return accumulate.search(searcher, parsed, limit)
         if limit is None or not exact:
@@ -250,6 +253,11 @@ class Index:
         collector = TopCollector(limit, usequality=False, replace=0)
         searcher.search_with_collector(parsed, collector)
         return collector.results()
+
+    def _texts(self, ids: list[str]) -> list[str]:
+        """Each paper's title and abstract as one text ("" for an id no longer stored)."""
+        found = self.store.fetch(ids)
+        return [f"{found[i].title} . {found[i].abstract}" if i in found else "" for i in ids]
 
     def _pages(self, parsed: Any, first: Any, size: int) -> Iterator[Any]:
         """Every match in score order, in two pages: the first ``size`` from a top-k search

@@ -211,7 +211,7 @@ def add_postings(
     offset: int,
     fieldname: str,
     word: str,
-    times: int,
+    times: float,
     scores: list[float],
     seen: bytearray | None = None,
 ) -> None:

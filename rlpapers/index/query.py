@@ -98,9 +98,10 @@ def _counted_term_class() -> Any:
 
     class Counted(Term):
         """A query term the query says ``times`` times: its postings are scored with that
-        query frequency (Whoosh's own terms always pass 1)."""
+        query frequency (Whoosh's own terms always pass 1); a fraction of one mention for a
+        term pseudo-relevance feedback adds (``feedback``)."""
 
-        def __init__(self, fieldname: str, text: str, times: int) -> None:
+        def __init__(self, fieldname: str, text: str, times: float) -> None:
             super().__init__(fieldname, text)
             self.times = times
 
@@ -127,7 +128,7 @@ def _counted_term_class() -> Any:
     return Counted
 
 
-def CountedTerm(fieldname: str, text: str, times: int) -> Any:  # a class, made late
+def CountedTerm(fieldname: str, text: str, times: float) -> Any:  # a class, made late
     """Whoosh's ``Term`` for a word said ``times`` times (the class is made on first use, so
     importing this module does not import Whoosh)."""
     return _counted_term_class()(fieldname, text, times)

@@ -86,16 +86,17 @@ class BM25(WeightingModel):
     def supports_block_quality(self) -> bool:
         return True
 
-    def scorer(self, searcher: Any, fieldname: str, text: Any, qf: int = 1) -> Any:
+    def scorer(self, searcher: Any, fieldname: str, text: Any, qf: float = 1) -> Any:
         if not searcher.schema[fieldname].scorable:
             return WeightScorer.for_(searcher, fieldname, text)
         weight = self.weights.get(fieldname, 1.0) * query_weight(qf)
         return _Scorer(searcher, fieldname, text, weight, self.k1, self.b)
 
 
-def query_weight(qf: int) -> float:
-    """A query word's weight when the query says it ``qf`` times (``K3``)."""
-    return (K3 + 1) * qf / (K3 + qf) if qf > 1 else 1.0
+def query_weight(qf: float) -> float:
+    """A query word's weight when the query says it ``qf`` times (``K3``); a fraction of once
+    (an added feedback term, ``feedback``) weighs that fraction."""
+    return (K3 + 1) * qf / (K3 + qf) if qf > 1 else qf
 
 
 class _Scorer(WeightLengthScorer):
