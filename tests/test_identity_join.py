@@ -234,3 +234,20 @@ def test_an_entry_never_continues_a_joined_paper_whose_text_left(corpus):
     records = _records(corpus)
     assert len({p["id"] for p in records}) == len(records) == 4
     assert next(p for p in records if p["key"] == "zhan2025tecrl")["id"] == joined["id"]
+
+
+def test_metadata_names_a_new_text_paper_by_the_key_it_is_about_to_get(
+    corpus, isolated, monkeypatch
+):
+    """Text, entry and metadata arrive together: the metadata names the text paper by the key
+    the configured format is about to give it, and they are joined."""
+    (isolated / "config.yaml").write_text('keys:\n  format: "{auth}-{title:2}"\n')
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(isolated / "trial"))
+    (key,) = [p["key"] for p in _records(corpus) if "TECRL" in p["abstract"]]
+    assert key != "zhan_tecrl"
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(isolated / "data"))
+    shutil.rmtree(isolated / "index")
+    _write(corpus / "metadata.yaml", f"{key}:\n  doi: 10.1234/tecrl\n")
+    _write(corpus / "refs.bib", _entry())
+    joined = _tecrl(corpus)
+    assert joined["key"] == "zhan2025tecrl" and len(joined["sources"]) == 2

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..readers.record import arxiv_of, doi_of, title_identity
 
 if TYPE_CHECKING:
+    from ..key_format import KeyFormat
     from ..metadata import Override
     from .ledger import IdentityLedger
     from .plan import Item
@@ -151,6 +152,9 @@ def rejoined(rows: list[dict[str, Any]], joined: dict[str, str]) -> list[dict[st
 class _Rows(Protocol):
     def rows(self, state_path: str) -> list[dict[str, Any]]: ...
 
+    @property
+    def key_format(self) -> KeyFormat | None: ...
+
 
 class Joining:
     """The joining of entries to text papers, as one refresh's ``assign.Identities`` does it
@@ -233,13 +237,15 @@ class Joining:
         paper by its content id or by the key it is about to get (its base key)."""
         present = set(ids.values())
         owner = {pid: cid for cid, pid in ids.items() if cid not in biblio}
-        coming = {self._first[c].base.lower(): c for c in fresh if c not in biblio}
+        coming: dict[str, str] | None = None  # made when a target is no key yet
         values: dict[str, dict[str, Any]] = {}
         for override in overrides:
             if _JOIN_FIELDS.isdisjoint(override.values):
                 continue
             pid = self._target(override.target, present)
             if pid is None and self.ledger.resolve(override.target.strip()) is None:
+                if coming is None:
+                    coming = self._coming([c for c in cids if c in fresh and c not in biblio])
                 pid = ids.get(coming.get(override.target.strip().lower(), ""))
             cid = owner.get(pid or "")
             if cid is not None and cid not in taken:
@@ -261,6 +267,23 @@ class Joining:
             )
             if names:
                 out[cid] = names
+        return out
+
+    def _coming(self, cids: list[str]) -> dict[str, str]:
+        """Base key (lower case) -> the first of these new text papers that is about to get
+        it: by the default rule, or by the configured key format."""
+        fmt = self.refresh.key_format
+        if fmt is None:
+            bases = {cid: self._first[cid].base for cid in cids}
+        else:
+            from ..keys import first_key
+            from .records import stored_paper
+
+            rows = self._first_rows(cids)
+            bases = {cid: first_key(stored_paper(rows[cid]), {}, fmt) for cid in cids}
+        out: dict[str, str] = {}
+        for cid in cids:
+            out.setdefault(bases[cid].lower(), cid)
         return out
 
     def _first_rows(self, cids: list[str]) -> dict[str, dict[str, Any]]:
