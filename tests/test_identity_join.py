@@ -251,3 +251,29 @@ def test_metadata_names_a_new_text_paper_by_the_key_it_is_about_to_get(
     _write(corpus / "refs.bib", _entry())
     joined = _tecrl(corpus)
     assert joined["key"] == "zhan2025tecrl" and len(joined["sources"]) == 2
+
+
+def test_names_compare_dois_arxiv_ids_and_real_titles_loosely():
+    from rlpapers.store.join import identities
+
+    a = identities("https://doi.org/10.1/AB", "", "Über {RL}: a Study", False, ["Müller, H."])
+    b = identities("doi:10.1/ab", "", "uber RL - a study", False, ["Hans Müller"])
+    assert a == b == ["doi:10.1/ab", "title:uber rl a study|muller"]
+    assert identities("", "https://arxiv.org/abs/2501.01234v3", "", False, []) == [
+        "arxiv:2501.01234"
+    ]
+    assert identities("10.48550/arXiv.2501.01234", "", "", False, []) == [
+        "doi:10.48550/arxiv.2501.01234",
+        "arxiv:2501.01234",
+    ]
+    assert identities("", "", "A Derived Title", True, ["Ada Lovelace"]) == []
+    assert identities("", "", "No Author", False, []) == []
+
+
+def test_matching_is_one_to_one_in_the_order_given():
+    from rlpapers.store.join import match
+
+    texts = {"t1": ["doi:x"], "t2": ["doi:x"], "t3": ["doi:y"]}
+    entries = {"e1": ["doi:x"], "e2": ["doi:x"], "e3": ["doi:x"], "e4": ["doi:y"]}
+    assert match(texts, entries, lambda e, t: True) == {"e1": "t1", "e2": "t2", "e4": "t3"}
+    assert match(texts, entries, lambda e, t: t != "t1") == {"e1": "t2", "e4": "t3"}

@@ -90,6 +90,8 @@ def _authors(row: dict[str, Any]) -> list[str]:
 def remembered(known: dict[str, str], biblio: Collection[str]) -> dict[str, str]:
     """Entry content id -> paper id, for the entries the ledger gives a paper that a text
     paper of the corpus has too: they were joined before, and stay joined."""
+    if not biblio:
+        return {}
     texts = {pid for cid, pid in known.items() if cid not in biblio}
     return {cid: pid for cid, pid in known.items() if cid in biblio and pid in texts}
 
@@ -97,6 +99,8 @@ def remembered(known: dict[str, str], biblio: Collection[str]) -> dict[str, str]
 def grouped(ids: dict[str, str], biblio: Collection[str]) -> dict[str, str]:
     """Entry content id -> the text content id it joins, for the papers that one text paper
     and some entries of the corpus share (``ids``: content id -> paper id)."""
+    if not biblio:
+        return {}
     text_of: dict[str, list[str]] = {}
     for cid, pid in ids.items():
         if cid not in biblio:
@@ -176,6 +180,8 @@ class Joining:
         from ..readers import format_of
 
         formats = {f: format_of(PurePath(f).name) is not None for f in self._files}
+        if not any(formats.values()):  # text files only: nothing to join
+            return set()
         texts = {item.cid for item in self.items if not formats[item.file]}
         return {item.cid for item in self.items if item.cid not in texts}
 
