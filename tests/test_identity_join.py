@@ -277,3 +277,26 @@ def test_matching_is_one_to_one_in_the_order_given():
     entries = {"e1": ["doi:x"], "e2": ["doi:x"], "e3": ["doi:x"], "e4": ["doi:y"]}
     assert match(texts, entries, lambda e, t: True) == {"e1": "t1", "e2": "t2", "e4": "t3"}
     assert match(texts, entries, lambda e, t: t != "t1") == {"e1": "t2", "e4": "t3"}
+
+
+def test_editing_the_entrys_doi_keeps_id_key_and_join(corpus):
+    """An entry named by its DOI gets a new content id when the DOI is corrected; its key
+    names the joined paper, so it stays joined (it was exit 2: the key belonged to it)."""
+    _write(corpus / "refs.bib", _entry())
+    before = _ids_keys(corpus)
+    _write(corpus / "refs.bib", _entry("doi = {10.1234/tecrl.v2}"))
+    assert _ids_keys(corpus) == before
+    joined = _tecrl(corpus)
+    assert joined["sources"] == ["papers.txt:5", "refs.bib:1"]
+
+
+def test_a_new_entry_with_a_text_papers_old_key_is_still_an_error(corpus):
+    assert _tecrl(corpus)["key"] == "zhan_tecrl"
+    _write(corpus / "refs.bib", _entry())  # the text paper's key becomes an old key
+    before = _ids_keys(corpus)
+    other = "@misc{zhan_tecrl, title = {Another Paper}, author = {Zhan, Yi}, doi = {10.9/x}}\n"
+    _write(corpus / "more.bib", other)
+    err = run("--corpus", corpus, "list", code=2).stderr
+    assert "key 'zhan_tecrl' already belongs to paper" in err and "more.bib:1" in err
+    (corpus / "more.bib").unlink()
+    assert _ids_keys(corpus) == before

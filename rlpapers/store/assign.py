@@ -109,7 +109,7 @@ class Identities(Joining):
         ids, split = self._ids(rest, known, holders, edits)
         ids.update(kept_joins)
         fresh = {cid for cid in new if cid not in edits}  # no id before this refresh
-        joined = self._joins(cids, ids, fresh, biblio, overrides)
+        joined = self._joins(cids, ids, fresh, biblio, overrides, pinned)
         bases: dict[str, str] = {}
         for item in self.items:
             bases.setdefault(item.cid, item.base)

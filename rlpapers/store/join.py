@@ -24,7 +24,7 @@ only when the corpus holds new papers and metadata gives some text paper a DOI, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..readers.record import arxiv_of, doi_of, title_identity
@@ -203,13 +203,17 @@ class Joining:
         fresh: set[str],
         biblio: set[str],
         overrides: list[Override],
+        pinned: Sequence[tuple[str, Override]],
     ) -> dict[str, str]:
-        """Entry content id -> the text content id it joins: those that share a paper id, and
-        those that match (``join.match``) where one of the two is ``fresh``; a fresh one takes
-        the other's paper id in ``ids``."""
+        """Entry content id -> the text content id it joins: those that share a paper id, a
+        new entry whose own key names a text paper's paper, and those that match
+        (``join.match``) where one of the two is ``fresh``; a fresh one takes the other's
+        paper id in ``ids``."""
         joined = grouped(ids, biblio)
         if not fresh or not biblio or len(biblio) == len(ids):
             return joined
+        for entry, text in self._keyed_joins(ids, fresh, biblio, joined, pinned).items():
+            joined[entry], ids[entry] = text, ids[text]
         texts = self._text_names(cids, ids, biblio, set(joined.values()), overrides, fresh)
         if not texts:
             return joined
@@ -228,6 +232,36 @@ class Joining:
             else:
                 ids[text] = ids[entry]
         return {**joined, **pairs}
+
+    def _keyed_joins(
+        self,
+        ids: dict[str, str],
+        fresh: set[str],
+        biblio: set[str],
+        joined: dict[str, str],
+        pinned: Sequence[tuple[str, Override]],
+    ) -> dict[str, str]:
+        """New entry content id -> the text content id whose paper has the entry's own key
+        as its current key (a joined entry whose DOI or arXiv id, and so its content id, was
+        corrected): the key says which paper it is."""
+        owner = {pid: cid for cid, pid in ids.items() if cid not in biblio}
+        if not owner:
+            return {}
+        taken = set(joined.values())
+        claims: dict[str, tuple[str, str]] = {}  # entry -> (paper, key)
+        for cid, override in pinned:
+            key = str(override.values["key"])
+            pid = self.ledger.resolve(key) if cid in fresh and cid in biblio else None
+            if pid is not None and pid in owner:
+                claims.setdefault(cid, (pid, key))
+        current = self.ledger.keys_of({pid for pid, _ in claims.values()})
+        out: dict[str, str] = {}
+        for cid, (pid, key) in claims.items():
+            text = owner[pid]
+            if current.get(pid, "").lower() == key.lower() and text not in taken:
+                out[cid] = text
+                taken.add(text)
+        return out
 
     def _text_names(
         self,
