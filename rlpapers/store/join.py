@@ -245,20 +245,16 @@ class Joining:
         as its current key (a joined entry whose DOI or arXiv id, and so its content id, was
         corrected): the key says which paper it is."""
         owner = {pid: cid for cid, pid in ids.items() if cid not in biblio}
-        if not owner:
+        entries = [(c, str(o.values["key"])) for c, o in pinned if c in fresh and c in biblio]
+        if not owner or not entries:
             return {}
+        keys = self.ledger.keys_of(list(owner))  # one read, not one per entry
+        current = {key.lower(): pid for pid, key in keys.items() if key}
         taken = set(joined.values())
-        claims: dict[str, tuple[str, str]] = {}  # entry -> (paper, key)
-        for cid, override in pinned:
-            key = str(override.values["key"])
-            pid = self.ledger.resolve(key) if cid in fresh and cid in biblio else None
-            if pid is not None and pid in owner:
-                claims.setdefault(cid, (pid, key))
-        current = self.ledger.keys_of({pid for pid, _ in claims.values()})
         out: dict[str, str] = {}
-        for cid, (pid, key) in claims.items():
-            text = owner[pid]
-            if current.get(pid, "").lower() == key.lower() and text not in taken:
+        for cid, key in entries:
+            text = owner.get(current.get(key.lower(), ""))
+            if text is not None and text not in taken and cid not in out:
                 out[cid] = text
                 taken.add(text)
         return out
