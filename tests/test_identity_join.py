@@ -136,12 +136,18 @@ def test_a_title_derived_from_the_abstract_never_matches(corpus):
 
 def test_both_new_at_once_take_the_text_papers_id(corpus, tmp_path):
     _write(corpus / "refs.bib", _entry())
+    first = run("--corpus", corpus, "export", "-f", "json")
+    assert "no paper with id or key" not in first.stderr  # the metadata names the text paper
     joined = _tecrl(corpus)
     from rlpapers.ids import paper_id
 
     abstract = TEXT.split("\n\n")[2].strip()
     assert joined["id"] == paper_id(abstract) and joined["key"] == "zhan2025tecrl"
     assert len(joined["sources"]) == 2
+    # the key the metadata named it by, before it had one, still finds it
+    assert run("--corpus", corpus, "show", "zhan_tecrl", "-f", "ids").stdout.split() == [
+        joined["id"]
+    ]
 
 
 def test_an_entry_first_and_its_text_later_keep_the_entrys_id_and_key(corpus):

@@ -77,6 +77,7 @@ class Identities(Joining):
         self._given = {str(f.resolve()): os.path.abspath(f) for f in files}
         self._files: dict[str, list[Item]] = {}
         self._first: dict[str, Item] = {}  # content id -> its first copy in corpus order
+        self._early: dict[str, str] = {}  # ``join.Joining._early``
         for item in items:
             self._files.setdefault(item.file, []).append(item)
             self._first.setdefault(item.cid, item)
@@ -120,6 +121,10 @@ class Identities(Joining):
                 self.ledger.add_paper(ids[cid], [_split_alias(cid)])
             own = {cid: pid for cid, pid in ids.items() if cid not in joined}
             self._note_texts(own, self.ledger.states_of(set(own.values())), biblio)
+            early = set(joined.values()) & set(new)
+            for cid, key in self._early.items():  # before the entry's key: it becomes old
+                if cid in early and self.ledger.holder(key) is None:
+                    self.ledger.give_key(ids[cid], key)
             pins = [(ids[cid], override) for cid, override in pinned if cid in ids]
             first = [cid for cid in [*new, *split] if cid not in joined]
             changes = self._overrides(overrides, ids, bases, first, pins)

@@ -168,6 +168,9 @@ class Joining:
     items: list[Item]
     _files: dict[str, list[Item]]
     _first: dict[str, Item]
+    # new text paper's content id -> the key metadata named it by before it had one (it gets
+    # that key before its entry's: the metadata's name then stays one of its keys)
+    _early: dict[str, str]
     ledger: IdentityLedger
 
     def _target(self, target: str, present: set[str]) -> str | None:
@@ -273,7 +276,7 @@ class Joining:
         paper by its content id or by the key it is about to get (its base key)."""
         present = set(ids.values())
         owner = {pid: cid for cid, pid in ids.items() if cid not in biblio}
-        coming: dict[str, str] | None = None  # made when a target is no key yet
+        coming: dict[str, tuple[str, str]] | None = None  # made when a target is no key yet
         values: dict[str, dict[str, Any]] = {}
         for override in overrides:
             if _JOIN_FIELDS.isdisjoint(override.values):
@@ -282,7 +285,9 @@ class Joining:
             if pid is None and self.ledger.resolve(override.target.strip()) is None:
                 if coming is None:
                     coming = self._coming([c for c in cids if c in fresh and c not in biblio])
-                pid = ids.get(coming.get(override.target.strip().lower(), ""))
+                text, base = coming.get(override.target.strip().lower(), ("", ""))
+                if text:
+                    pid, self._early[text] = ids[text], base
             cid = owner.get(pid or "")
             if cid is not None and cid not in taken:
                 found = {k: v for k, v in override.values.items() if k in _JOIN_FIELDS}
@@ -305,9 +310,9 @@ class Joining:
                 out[cid] = names
         return out
 
-    def _coming(self, cids: list[str]) -> dict[str, str]:
+    def _coming(self, cids: list[str]) -> dict[str, tuple[str, str]]:
         """Base key (lower case) -> the first of these new text papers that is about to get
-        it: by the default rule, or by the configured key format."""
+        it, and the key: by the default rule, or by the configured key format."""
         fmt = self.refresh.key_format
         if fmt is None:
             bases = {cid: self._first[cid].base for cid in cids}
@@ -317,9 +322,9 @@ class Joining:
 
             rows = self._first_rows(cids)
             bases = {cid: first_key(stored_paper(rows[cid]), {}, fmt) for cid in cids}
-        out: dict[str, str] = {}
+        out: dict[str, tuple[str, str]] = {}
         for cid in cids:
-            out.setdefault(bases[cid].lower(), cid)
+            out.setdefault(bases[cid].lower(), (cid, bases[cid]))
         return out
 
     def _first_rows(self, cids: list[str]) -> dict[str, dict[str, Any]]:
