@@ -7,19 +7,23 @@ listing both places, under one paper id and key. An entry is joined to a text pa
 
 - the ledger already gives both the same paper (they were joined before, or the text was
   edited meanwhile and continues that paper: ``grouped``), or
+- the entry is new to the ledger and its own key is the text paper's current key (a joined
+  entry whose DOI, and so its content id, was corrected: ``Joining._keyed_joins``), or
 - one of the two is new to the ledger (no id yet, not an edit, not an entry whose key names an
   absent paper) and they share a DOI, an arXiv id, or a real title and first author
   (``match``). A text paper's DOI, URL and real title come from its metadata overrides (its
   parse only derives a title from the abstract); an entry's from its own fields.
 
 Two papers that both have an id already are never joined: one of the two ids would stop
-naming a record. The joined paper keeps the id it had (both new: the text paper's content id),
-and the ledger keeps the entry's content id as an alias of it, so the join is remembered when
-the caches are cleared, the files are renamed or the entry's title is edited.
+naming a record. The joined paper keeps the id it had (both new: the text paper's content id)
+and takes the entry's key (the text paper's key before stays one that finds it), and the
+ledger keeps the entry's content id as an alias of it, so the join is remembered when the
+caches are cleared, the files are renamed or the entry's title is edited.
 
 Matching is one dict per refresh: every text candidate's identities (``identities``) are put
 in a dict once, and each entry looks its own up, so the cost is linear in the corpus. It runs
-only when the corpus holds new papers and metadata gives some text paper a DOI, URL or title.
+only when the corpus holds new papers and bibliography files, and metadata gives some text
+paper a DOI, URL or title.
 """
 
 from __future__ import annotations
