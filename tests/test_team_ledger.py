@@ -142,6 +142,26 @@ def test_both_engines_give_a_bib_entry_its_own_key(tmp_path, engine):
     assert list(keys_of(corpus).values()) == ["lovelace2025analytical"]
 
 
+def test_both_engines_keep_a_join_when_the_index_folder_is_cleared(tmp_path, engine):
+    """A text paper and its .bib entry (same DOI) are one record; the ledger keeps the join, so
+    a cleared index folder, an edited entry title and metadata that no longer matches change
+    nothing."""
+    corpus = write_corpus(tmp_path / "corpus", range(2))
+    before = keys_of(corpus)
+    pid = next(p for p, k in before.items() if k == "lovelace_method1")
+    (corpus / "metadata.yaml").write_text("lovelace_method1:\n  doi: 10.1/m1\n")
+    entry = "@article{{ada2025m1, title = {{{}}}, author = {{Lovelace, Ada}}, doi = {{10.1/M1}}}}\n"
+    (corpus / "refs.bib").write_text(entry.format("Method One"), encoding="utf-8")
+    joined = {**before, pid: "ada2025m1"}
+    assert keys_of(corpus) == joined
+    shutil.rmtree(os.environ["RLPAPERS_INDEX_DIR"])
+    (corpus / "metadata.yaml").write_text("")
+    (corpus / "refs.bib").write_text(entry.format("Method One, Revised"), encoding="utf-8")
+    assert keys_of(corpus) == joined
+    with Library([corpus]) as lib:
+        assert lib.get("lovelace_method1").sources == ("a.txt:13", "refs.bib:1")
+
+
 def test_a_bib_key_reaches_a_colleague_with_the_same_abstract_as_text(tmp_path, pg_url):
     mine = tmp_path / "mine"
     mine.mkdir()

@@ -23,8 +23,9 @@ Two SQLite files:
 Every run stats the corpus files and compares them with ``files``. Equal: read, no lock. Different:
 take the lock, look again, hash what changed, parse what is new (parses are kept by content, so
 a file edited back and forth is parsed once), give ids and keys to papers the ledger has not seen
-(``identity.match_edits`` tells an edited abstract from a new one), finish the records (merge
-copies, apply metadata overrides) and write the records that changed, all in one transaction:
+(``identity.match_edits`` tells an edited abstract from a new one; ``join`` makes a text
+paper and its bibliography entry one paper), finish the records (merge copies, apply metadata
+overrides) and write the records that changed, all in one transaction:
 a killed refresh leaves the previous state. ``changed`` is the counter value of a record's last
 change: a search view built at counter N updates itself from the rows changed after N.
 

@@ -15,6 +15,7 @@ from ..keys import SAFE_KEY, SAFE_KEY_TEXT
 from ..metadata import Override
 from .db import chunks
 from .identity import Version, fingerprint, hashes, match_edits
+from .join import Joining, remembered
 from .ledger import IdentityLedger, PaperState
 from .plan import Identity, Item, RecordState
 from .records import paper_of, stored_paper
@@ -48,12 +49,14 @@ class Refreshing(Protocol):
     def prints(self, state_path: str, count: int) -> list[bytes] | None: ...
 
 
-class Identities:
+class Identities(Joining):
     """Ids and keys for the corpus's content ids, from the ledger, given once.
 
     Everything decided here is read from the ledger (and the corpus as it stands), never from
     the rebuildable records: a cleared index folder or a run over another corpus in between
     gives every paper the same id and key."""
+
+    refresh: Refreshing
 
     def __init__(
         self,
@@ -74,6 +77,7 @@ class Identities:
         self._given = {str(f.resolve()): os.path.abspath(f) for f in files}
         self._files: dict[str, list[Item]] = {}
         self._first: dict[str, Item] = {}  # content id -> its first copy in corpus order
+        self._early: dict[str, str] = {}  # ``join.Joining._early``
         for item in items:
             self._files.setdefault(item.file, []).append(item)
             self._first.setdefault(item.cid, item)
@@ -94,14 +98,64 @@ class Identities:
         cids = list(dict.fromkeys(item.cid for item in self.items))
         self._learn_from_store()
         known = self.ledger.ids_of(cids)
-        holders = _holders(cids, known, self.ledger)
-        new = [cid for cid in cids if cid not in known]
+        biblio = self._biblio()
+        kept_joins = remembered(known, biblio)  # entries joined to a text paper before
+        rest = [cid for cid in cids if cid not in kept_joins]
+        holders = _holders(rest, known, self.ledger)
+        new = [cid for cid in rest if cid not in known]
         keyed = self._keyed(pinned, new, set(known.values()))
         unkeyed = [cid for cid in new if cid not in keyed]
-        edits = {**self._edits(unkeyed, {*known.values(), *keyed.values()}), **keyed}
+        present = {*known.values(), *keyed.values()}
+        edits = {**self._edits_of(unkeyed, present, known, biblio), **keyed}
+        ids, split = self._ids(rest, known, holders, edits)
+        ids.update(kept_joins)
+        fresh = {cid for cid in new if cid not in edits}  # no id before this refresh
+        joined = self._joins(cids, ids, fresh, biblio, overrides, pinned)
+        bases: dict[str, str] = {}
+        for item in self.items:
+            bases.setdefault(item.cid, item.base)
+        with self.ledger.transaction():
+            for cid in new:  # a joined entry's content id becomes an alias of its paper
+                self.ledger.add_paper(ids[cid], [cid])
+            for cid in split:  # its own paper, found again by _fresh_id on the next refresh
+                self.ledger.add_paper(ids[cid], [_split_alias(cid)])
+            own = {cid: pid for cid, pid in ids.items() if cid not in joined}
+            self._note_texts(own, self.ledger.states_of(set(own.values())), biblio)
+            early = set(joined.values()) & set(new)
+            for cid, key in self._early.items():  # before the entry's key: it becomes old
+                if cid in early and self.ledger.holder(key) is None:
+                    self.ledger.give_key(ids[cid], key)
+            pins = [(ids[cid], override) for cid, override in pinned if cid in ids]
+            first = [cid for cid in [*new, *split] if cid not in joined]
+            changes = self._overrides(overrides, ids, bases, first, pins)
+        return Identity(own, self.ledger.keys_of(set(own.values())), changes, joined=joined)
+
+    def _edits_of(
+        self, new: list[str], present: set[str], known: dict[str, str], biblio: set[str]
+    ) -> dict[str, str]:
+        """``_edits`` of the newcomers. A paper the corpus holds only by bibliography entries
+        whose latest text left the corpus (a joined text paper edited, or gone) may be continued
+        by a newcomer of a text file, never by another entry."""
+        texts = [cid for cid in new if cid not in biblio]
+        untexted = self._untexted(known, biblio) if texts else set()
+        if not untexted:
+            return self._edits(new, present)
+        entries = self._edits([cid for cid in new if cid in biblio], present)
+        present = {*present, *entries.values()}
+        return {**entries, **self._edits(texts, present - untexted)}
+
+    def _ids(
+        self,
+        cids: list[str],
+        known: dict[str, str],
+        holders: dict[str, str],
+        edits: dict[str, str],
+    ) -> tuple[dict[str, str], list[str]]:
+        """Content id -> paper id, and the known abstracts whose paper another abstract of the
+        corpus holds (each gets a paper of its own)."""
         ids: dict[str, str] = {}
         owner: dict[str, str] = dict(holders)
-        split: list[str] = []  # known abstracts whose paper another abstract of the corpus holds
+        split: list[str] = []
         for cid in cids:
             if cid in known and holders[known[cid]] != cid:
                 pid = self._fresh_id(cid, owner)
@@ -110,18 +164,7 @@ class Identities:
                 pid = known.get(cid) or edits.get(cid) or cid
             owner[pid] = cid
             ids[cid] = pid
-        bases: dict[str, str] = {}
-        for item in self.items:
-            bases.setdefault(item.cid, item.base)
-        with self.ledger.transaction():
-            for cid in new:
-                self.ledger.add_paper(ids[cid], [cid])
-            for cid in split:  # its own paper, found again by _fresh_id on the next refresh
-                self.ledger.add_paper(ids[cid], [_split_alias(cid)])
-            self._note_texts(ids, self.ledger.states_of(set(ids.values())))
-            pins = [(ids[cid], override) for cid, override in pinned if cid in ids]
-            changes = self._overrides(overrides, ids, bases, [*new, *split], pins)
-        return Identity(ids, self.ledger.keys_of(list(owner)), changes)
+        return ids, split
 
     def _keyed(
         self, pinned: Sequence[tuple[str, Override]], new: list[str], present: set[str]
@@ -216,13 +259,20 @@ class Identities:
                 self._prints[item.cid] = fingerprint(self._texts[item.file][item.cid])
         return self._prints[item.cid]
 
-    def _note_texts(self, ids: dict[str, str], states: dict[str, PaperState]) -> None:
-        """Tell the ledger each paper's latest text and place, where they changed."""
+    def _note_texts(
+        self, ids: dict[str, str], states: dict[str, PaperState], biblio: set[str]
+    ) -> None:
+        """Tell the ledger each paper's latest text and place, where they changed. An entry
+        without an abstract that holds a paper with a text (a joined text paper gone or
+        edited) leaves the text as it was: an edited text paper may come back to it."""
         stamps = {s.path: f"{s.size}:{s.mtime_ns}" for s in self.refresh.states}
         for cid, pid in ids.items():
             item = self._first[cid]
             state = states.get(pid)
             file, stamp = self._given.get(item.file, item.file), stamps.get(item.file)
+            if state is not None and state.cid != cid and cid in biblio and state.printed:
+                if not self._print(item):
+                    continue
             if state is None or state.cid != cid or not state.printed:
                 self.ledger.note_text(pid, cid, self._print(item), file, item.ordinal, stamp)
             elif (state.file, state.ordinal, state.stamp) != (file, item.ordinal, stamp):

@@ -29,6 +29,7 @@ class Item:
     file: str
     fpos: int
     ordinal: int
+    joined: bool = False  # a bibliography entry joined to a text paper's content id (``join``)
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,9 @@ class Identity:
     # the changes are those the stored records were finished with (their digest is the one the
     # last refresh stored): a paper's changes then need not be applied again to keep its record
     same_changes: bool = False
+    # a bibliography entry's content id -> the text paper's it is joined to (``join``): one
+    # paper, whose record merges both
+    joined: dict[str, str] = field(default_factory=dict)
 
     @property
     def changes_digest(self) -> str:

@@ -18,6 +18,7 @@ from .assign import Identities
 from .db import Garbled, chunks, loads, new_instance, strings, transaction
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
+from .join import rejoin, rejoined
 from .parsing import Parsed, parse_many, unpack, unpack_prints
 from .plan import Copies, Identity, Item, Plan, RecordState, Source, digest, kept
 from .records import stored_paper
@@ -47,6 +48,7 @@ class Refresh:
         # metadata entries that named no paper and were warned about, per metadata file: each
         # is named once per version of its file, not on every refresh
         self.warned: dict[str, set[str]] = {}
+        self.joined: dict[str, str] = {}  # entry content id -> its text paper's (``join``)
 
     def run(self) -> None:
         # a new parser may give other titles and names: no stored record can be kept as it is
@@ -75,6 +77,7 @@ class Refresh:
             overrides, self._file_keys(corpus)
         )
         identity.same_changes = identity.changes_digest == self.store._meta("changes")
+        self.joined = rejoin(items, identity.joined)
         self._write(corpus, items, previous, identity)
 
     # --- files --------------------------------------------------------------------------------
@@ -313,7 +316,8 @@ class Refresh:
         first: dict[str, Item] = {}
         by_file: dict[str, list[Item]] = {}
         for item in items:
-            first.setdefault(item.cid, item)
+            if first.setdefault(item.cid, item).joined and not item.joined:
+                first[item.cid] = item  # a joined paper's record stands where its text does
             by_file.setdefault(item.file, []).append(item)
         reordered = any(
             (old := self.before.get(s.path)) is not None and old.position != s.position
@@ -346,7 +350,7 @@ class Refresh:
         first = copies.first
         was = self.old_rows.get(state.path, {}) if plan.compare else {}
         rows: list[tuple[Any, ...]] = []
-        for row in self.rows(state.path):
+        for row in rejoined(self.rows(state.path), self.joined):
             if was.get(row["id"]) == row and kept([first[row["id"]]], previous, identity, copies):
                 produced.add(identity.ids[row["id"]])
                 continue
@@ -456,13 +460,19 @@ class Refresh:
         return now == then
 
     def _finisher(self, duplicated: set[str], identity: Identity, items: list[Item]) -> Finisher:
-        groups: dict[str, list[Paper]] = {}
+        groups: dict[str, list[tuple[bool, Paper]]] = {}
         if duplicated:
             for path in dict.fromkeys(i.file for i in items if i.cid in duplicated):
                 for row in self.rows(path):
-                    if row["id"] in duplicated:
-                        groups.setdefault(row["id"], []).append(stored_paper(row))
-        merged = {cid: merge_copies(copies) for cid, copies in groups.items()}
+                    cid = self.joined.get(row["id"], row["id"])
+                    if cid in duplicated:
+                        entry = (cid != row["id"], stored_paper(row))
+                        groups.setdefault(cid, []).append(entry)
+        # a joined paper's text first: its abstract, names and place lead, the entries add
+        merged = {
+            cid: merge_copies([p for _, p in sorted(copies, key=lambda c: c[0])])
+            for cid, copies in groups.items()
+        }
         ids = identity.ids
         keys = {cid: identity.keys[pid] for cid, pid in ids.items()}
         owner = {pid: cid for cid, pid in ids.items()}

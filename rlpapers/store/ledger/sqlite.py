@@ -16,7 +16,8 @@ Tables::
                                path as given, not a symlink's target) and ``ordinal`` where it
                                last stood, ``stamp`` that file's size and mtime then: what
                                tells an edit of it from a new paper
-    ids(alias, id)             content ids (the hash of an abstract) -> the paper that has it now
+    ids(alias, id)             content ids (the hash of an abstract) -> the paper that has it now;
+                               a bibliography entry joined to a text paper is one of them
     keys(key, id)              every key a paper has had (case-insensitive) -> the paper's id
     old_keys(key, id, retired) the keys a paper had and no longer has, and when each was
                                replaced: they still find the paper, an export never prints them
