@@ -235,6 +235,20 @@ def add_postings(
         matcher.scorer = scorer
         _add_matcher(matcher, offset, scores, deleted, seen)
         return
+    _add_blocks(matcher, scorer, offset, scores, deleted, seen)
+
+
+def _add_blocks(
+    matcher: Any,
+    scorer: Any,
+    offset: int,
+    scores: list[float],
+    deleted: frozenset[int],
+    seen: bytearray | None,
+) -> None:
+    """A posting list's scores, a block at a time, with the arithmetic of the scorer's
+    ``_score_from_bytes`` (its length norms held in memory), in its order."""
+    lengths, norms = scorer.lengths, scorer.norms
     idf, k1p, size = scorer.idf, scorer.k1 + 1, len(lengths)
     plain = not deleted and seen is None  # the common case, in a loop of its own
     while matcher.is_active():
@@ -244,7 +258,7 @@ def add_postings(
         if plain:
             for docnum, weight in pairs:
                 lbyte = lengths[docnum] if docnum < size else 0
-                if lbyte:  # ranking._Scorer._score_from_bytes's arithmetic, in its order
+                if lbyte:
                     scores[docnum + offset] += idf * weight * k1p / (weight + norms[lbyte])
                 else:
                     scores[docnum + offset] += scorer._score(weight, scorer.dfl(docnum))
