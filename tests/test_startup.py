@@ -20,12 +20,16 @@ loaded = set(sys.modules)
 import asyncio, urllib.request
 print(json.dumps({
     "hits": len(hits),
-    "deferred_loaded": sorted(m for m in ("asyncio", "urllib.request", "http.client") if m in loaded),
+    "deferred_loaded": sorted(
+        m for m in ("asyncio", "urllib.request", "http.client", "whoosh.lang.morph_en") if m in loaded
+    ),
+    "query_parser": "whoosh.qparser" in loaded,
     "rich": any(m == "rich" or m.startswith("rich.") for m in loaded),
     "yaml": "yaml" in loaded,
     "parser": "rlpapers.parse.names" in loaded,
     "real_asyncio": hasattr(asyncio, "get_event_loop"),
     "real_urllib": hasattr(urllib.request, "urlopen"),
+    "real_variations": __import__("whoosh.query.terms").query.terms.variations("policy") != [],
 }))
 """
 
@@ -51,8 +55,9 @@ def test_warm_search_imports_only_what_it_uses(isolated):
         report["deferred_loaded"] == []
     )  # Whoosh's unused asyncio and urllib.request stay unloaded
     assert not report["rich"] and not report["yaml"] and not report["parser"]
+    assert not report["query_parser"]  # a query of plain words never needs Whoosh's parser
     assert (
-        report["real_asyncio"] and report["real_urllib"]
+        report["real_asyncio"] and report["real_urllib"] and report["real_variations"]
     )  # and later imports get the real modules
 
 

@@ -34,16 +34,16 @@ def parse(
     Not ``OrGroup.factory(...)``: its scaled scores break Whoosh's top-k collection (a limited
     search then misses hits that an unlimited one ranks higher).
     """
+    query, lexemes = _without_stop_words(query, check(query) if lexemes is None else lexemes)
+    if _reads_as_words(lexemes):  # Whoosh's parser is not even imported (6 ms of a start)
+        return plain_query(plain_words(lexemes), schema), lexemes
     from whoosh import qparser
 
-    query, lexemes = _without_stop_words(query, check(query) if lexemes is None else lexemes)
     parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema, group=qparser.OrGroup)
     parser.add_plugin(_fuzzy_plugin())
     parser.add_plugin(qparser.FieldAliasPlugin(ALIASES))
     parser.add_plugin(_signs())
     parser.remove_plugin_class(qparser.BoostPlugin)
-    if _reads_as_words(lexemes):
-        return plain_query(plain_words(lexemes), schema), lexemes
     try:
         parsed = parser.parse(_lowercase_fields(_families(query, lexemes)))
     except Exception as error:  # Whoosh's own complaint, kept short
