@@ -7,8 +7,10 @@ listing both places, under one paper id and key. An entry is joined to a text pa
 
 - the ledger already gives both the same paper (they were joined before, or the text was
   edited meanwhile and continues that paper: ``grouped``), or
-- the entry is new to the ledger and its own key is the text paper's current key (a joined
-  entry whose DOI, and so its content id, was corrected: ``Joining._keyed_joins``), or
+- the entry is new to the ledger, its own key is the text paper's current key and its first
+  author is the text paper's (a joined entry whose DOI, and so its content id, was corrected:
+  ``Joining._keyed_joins``; an entry by another first author is another paper, and its key is
+  refused as any key another paper holds), or
 - one of the two is new to the ledger (no id yet, not an edit, not an entry whose key names an
   absent paper) and they share a DOI, an arXiv id, or a real title and first author
   (``match``). A text paper's DOI, URL and real title come from its metadata overrides (its
@@ -264,7 +266,26 @@ class Joining:
             if text is not None and text not in taken and cid not in out:
                 out[cid] = text
                 taken.add(text)
-        return out
+        return self._same_first_author(out)
+
+    def _same_first_author(self, pairs: dict[str, str]) -> dict[str, str]:
+        """The (entry, text) pairs whose first authors' surnames agree, or where one of the
+        two names none: an entry by another first author is another paper, whatever its key
+        says (its key is then claimed as any entry's is, and refused if another paper holds
+        it)."""
+        if not pairs:
+            return {}
+        rows = self._first_rows([*pairs, *pairs.values()])
+
+        def first(cid: str) -> str:
+            authors = tuple(_authors(rows.get(cid, {}))[:1])
+            return title_identity("", authors).partition("|")[2]
+
+        def agree(entry: str, text: str) -> bool:
+            mine, theirs = first(entry), first(text)
+            return not mine or not theirs or mine == theirs
+
+        return {entry: text for entry, text in pairs.items() if agree(entry, text)}
 
     def _text_names(
         self,
