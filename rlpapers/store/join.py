@@ -30,7 +30,7 @@ paper a DOI, URL or title.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..readers.record import arxiv_of, doi_of, title_identity
@@ -130,18 +130,28 @@ def match(
     for cid, names in texts.items():
         for name in names:
             index.setdefault(name, []).append(cid)
+    for found in index.values():
+        found.reverse()  # last first: ``_untaken`` pops the taken ones off the end
     out: dict[str, str] = {}
     taken: set[str] = set()
     for entry, names in entries.items():
         for name in names:
-            found = next(
-                (t for t in index.get(name, ()) if t not in taken and allowed(entry, t)), None
-            )
+            found = next((t for t in _untaken(index, name, taken) if allowed(entry, t)), None)
             if found is not None:
                 out[entry] = found
                 taken.add(found)
                 break
     return out
+
+
+def _untaken(index: dict[str, list[str]], name: str, taken: set[str]) -> Iterator[str]:
+    """The text papers of ``index[name]`` (kept last first) not taken yet, in order. Taken
+    ones at its front are dropped as they are met, so many entries sharing one name (a volume
+    DOI that metadata gives a whole proceedings) cost linear time, not quadratic."""
+    texts = index.get(name, [])
+    while texts and texts[-1] in taken:
+        texts.pop()
+    return (t for t in reversed(texts) if t not in taken)
 
 
 def rejoin(items: list[Item], joined: dict[str, str]) -> dict[str, str]:
