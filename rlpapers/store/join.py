@@ -130,8 +130,8 @@ def match(
     for cid, names in texts.items():
         for name in names:
             index.setdefault(name, []).append(cid)
-    for found in index.values():
-        found.reverse()  # last first: ``_untaken`` pops the taken ones off the end
+    for holders in index.values():
+        holders.reverse()  # last first: ``_untaken`` pops the taken ones off the end
     out: dict[str, str] = {}
     taken: set[str] = set()
     for entry, names in entries.items():
