@@ -7,8 +7,10 @@ listing both places, under one paper id and key. An entry is joined to a text pa
 
 - the ledger already gives both the same paper (they were joined before, or the text was
   edited meanwhile and continues that paper: ``grouped``), or
-- the entry is new to the ledger and its own key is the text paper's current key (a joined
-  entry whose DOI, and so its content id, was corrected: ``Joining._keyed_joins``), or
+- the entry is new to the ledger, its own key is the text paper's current key and its first
+  author is the text paper's (a joined entry whose DOI, and so its content id, was corrected:
+  ``Joining._keyed_joins``; an entry by another first author is another paper, and its key is
+  refused as any key another paper holds), or
 - one of the two is new to the ledger (no id yet, not an edit, not an entry whose key names an
   absent paper) and they share a DOI, an arXiv id, or a real title and first author
   (``match``). A text paper's DOI, URL and real title come from its metadata overrides (its
@@ -28,7 +30,7 @@ paper a DOI, URL or title.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..readers.record import arxiv_of, doi_of, title_identity
@@ -128,18 +130,28 @@ def match(
     for cid, names in texts.items():
         for name in names:
             index.setdefault(name, []).append(cid)
+    for holders in index.values():
+        holders.reverse()  # last first: ``_untaken`` pops the taken ones off the end
     out: dict[str, str] = {}
     taken: set[str] = set()
     for entry, names in entries.items():
         for name in names:
-            found = next(
-                (t for t in index.get(name, ()) if t not in taken and allowed(entry, t)), None
-            )
+            found = next((t for t in _untaken(index, name, taken) if allowed(entry, t)), None)
             if found is not None:
                 out[entry] = found
                 taken.add(found)
                 break
     return out
+
+
+def _untaken(index: dict[str, list[str]], name: str, taken: set[str]) -> Iterator[str]:
+    """The text papers of ``index[name]`` (kept last first) not taken yet, in order. Taken
+    ones at its front are dropped as they are met, so many entries sharing one name (a volume
+    DOI that metadata gives a whole proceedings) cost linear time, not quadratic."""
+    texts = index.get(name, [])
+    while texts and texts[-1] in taken:
+        texts.pop()
+    return (t for t in reversed(texts) if t not in taken)
 
 
 def rejoin(items: list[Item], joined: dict[str, str]) -> dict[str, str]:
@@ -264,7 +276,26 @@ class Joining:
             if text is not None and text not in taken and cid not in out:
                 out[cid] = text
                 taken.add(text)
-        return out
+        return self._same_first_author(out)
+
+    def _same_first_author(self, pairs: dict[str, str]) -> dict[str, str]:
+        """The (entry, text) pairs whose first authors' surnames agree, or where one of the
+        two names none: an entry by another first author is another paper, whatever its key
+        says (its key is then claimed as any entry's is, and refused if another paper holds
+        it)."""
+        if not pairs:
+            return {}
+        rows = self._first_rows([*pairs, *pairs.values()])
+
+        def first(cid: str) -> str:
+            authors = tuple(_authors(rows.get(cid, {}))[:1])
+            return title_identity("", authors).partition("|")[2]
+
+        def agree(entry: str, text: str) -> bool:
+            mine, theirs = first(entry), first(text)
+            return not mine or not theirs or mine == theirs
+
+        return {entry: text for entry, text in pairs.items() if agree(entry, text)}
 
     def _text_names(
         self,
