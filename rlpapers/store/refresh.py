@@ -202,7 +202,7 @@ class Refresh:
         from ..readers import format_of
 
         out: list[tuple[str, Override]] = []
-        given: dict[str, tuple[str, str]] = {}  # key -> (content id, where)
+        given: dict[str, tuple[str, str, str]] = {}  # key -> (content id, where, who)
         for state in corpus:
             if format_of(state.name) is None:
                 continue
@@ -211,8 +211,9 @@ class Refresh:
                 if not isinstance(key, str) or not key:
                     continue
                 line = line if isinstance(line, int) else 0
-                first = given.setdefault(key, (row["id"], f"{state.name}:{line}"))
-                if first[0] != row["id"]:
+                who = _named_by_key_only(row, key)
+                first = given.setdefault(key, (row["id"], f"{state.name}:{line}", who))
+                if first[0] != row["id"] or (who and first[2] and who != first[2]):
                     raise ParseError(
                         f"key {key!r} is given to two papers, here and at {first[1]}; a key "
                         "names one paper: change one of them",
@@ -495,3 +496,17 @@ def _vanished(path: str) -> None:
         ParseWarning(f"{path}: vanished during the run (renamed or removed); skipped"),
         stacklevel=3,
     )
+
+
+def _named_by_key_only(row: dict[str, Any], key: str) -> str:
+    """For an entry named by its key alone (no abstract, DOI or arXiv id: issue 29's order),
+    its title and first author as two copies of one paper share them; "" for any other. Two
+    such entries with one key but another title or first author are two papers, not copies."""
+    from ..ids import paper_id
+    from ..readers.record import title_identity
+
+    if row.get("abstract") or row["id"] != paper_id("key:" + key):
+        return ""
+    authors = row.get("authors")
+    names = tuple(a for a in authors if isinstance(a, str)) if isinstance(authors, list) else ()
+    return title_identity(str(row.get("title", "")), names)
