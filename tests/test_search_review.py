@@ -46,3 +46,36 @@ def test_a_hyphenated_word_of_256_parts_is_searched_not_a_damaged_index(tmp_path
         assert ours["count"] == whoosh["count"] == (1 if parts <= 300 else 0)
         for limit in (1, 5, None):
             _same(ours[limit], whoosh[limit])
+
+
+def _add_paper(corpus, name, words):
+    text = f"A study of {words} with {words} models and {words} data.\n"
+    (corpus / name).write_text("Header\n\n" + text, encoding="utf-8")
+
+
+def test_stats_while_another_process_updates_the_view_are_kept_for_no_other_state(
+    tmp_path, monkeypatch
+):
+    """While another process holds the lock to update the view, ``stats`` reads the last good
+    view, whose manifest names an older store state than the records counted. The result was
+    kept under that older state, and given back for it later when the records had changed
+    again: the counts of a store state that is neither the view's nor the store's."""
+    import rlpapers.index.view as view
+    from rlpapers.errors import IndexNotice
+
+    corpus, index_dir = tmp_path / "corpus", tmp_path / "ix"
+    corpus.mkdir()
+    _add_paper(corpus, "a.txt", "whiskers")
+    Library(corpus=[corpus], index_dir=index_dir).search("whiskers")  # the view, one paper
+    monkeypatch.setattr(view, "LOCK_WAIT_WARM", 0.2)
+    for n, words in enumerate(("tails", "paws"), 2):
+        _add_paper(corpus, f"{words}.txt", words)
+        holder = Library(corpus=[corpus], index_dir=index_dir)
+        holder.store.refresh()  # the records now hold n papers; the view still one
+        holder.store.lock.acquire()  # "another process is updating the index"
+        try:
+            with pytest.warns(IndexNotice, match="last good index"):
+                counted = Library(corpus=[corpus], index_dir=index_dir).stats()
+        finally:
+            holder.store.lock.release()
+        assert counted["papers"] == n
