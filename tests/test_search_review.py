@@ -114,3 +114,24 @@ def test_a_pickle_planted_at_every_block_header_runs_no_code(seeds_copy, tmp_pat
     assert not (tmp_path / "m").exists()
     assert found == expected
     assert any(issubclass(w.category, IndexNotice) for w in seen)
+
+
+@pytest.mark.parametrize("query", ["policy gradient", "off-policy"])
+def test_a_negative_limit_is_a_value_error_not_a_damaged_index(query, tmp_path):
+    """``search(limit=-1)`` failed deep in the ranking (a ValueError from ``islice``, an
+    IndexError from the phrase bounds), which ``healing`` took for a damaged index: the view
+    was rebuilt, then the error raised. ``rerank`` out of range was a ValueError already."""
+    import warnings
+
+    from rlpapers.errors import IndexNotice
+
+    from .conftest import SEEDS
+
+    library = Library(corpus=[SEEDS], index_dir=tmp_path / "ix")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IndexNotice)
+        with pytest.raises(ValueError, match="limit must be None or at least 0"):
+            library.search(query, limit=-1)
+        with pytest.raises(ValueError, match="limit must be None or at least 0"):
+            list(library.search_ids(query, limit=-3))
+        assert library.search(query, limit=0) == []
