@@ -5,7 +5,11 @@ the result computed afresh."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rlpapers import Library
 from rlpapers.index import accumulate
@@ -135,3 +139,59 @@ def test_a_negative_limit_is_a_value_error_not_a_damaged_index(query, tmp_path):
         with pytest.raises(ValueError, match="limit must be None or at least 0"):
             list(library.search_ids(query, limit=-3))
         assert library.search(query, limit=0) == []
+
+
+VOCAB = "alpha beta gamma delta".split()
+
+
+@pytest.fixture(scope="module")
+def edited(tmp_path_factory):
+    """Short abstracts over four words (many ties, many phrases) in four files: three indexed
+    at once (one segment), the fourth added (a segment), then two edited (papers removed and
+    added): deleted documents in a segment that keeps others, a segment all deleted, new
+    segments, in a view updated in place. Near-copies (the last word another) tie."""
+    rng = random.Random(7)
+    corpus, index_dir = tmp_path_factory.mktemp("corpus"), tmp_path_factory.mktemp("ix")
+    files: dict[str, list[str]] = {}
+
+    def write(name):
+        (corpus / name).write_text("\n\n".join(["Header", *files[name]]) + "\n", "utf-8")
+
+    for part in range(4):
+        texts = [" ".join(rng.choices(VOCAB, k=rng.randint(1, 12))) for _ in range(12)]
+        copies = [t + f" zeta{part}" for t in rng.sample(files["f0.txt"], 3)] if files else []
+        files[f"f{part}.txt"] = list(dict.fromkeys(t.capitalize() + " omega." for t in texts))
+        files[f"f{part}.txt"] += copies
+        if part == 1:  # a word only a paper removed below has
+            files["f1.txt"][0] = "Kappa " + files["f1.txt"][0]
+        write(f"f{part}.txt")
+        if part >= 2:
+            Library(corpus=[corpus], index_dir=index_dir).search("alpha")
+    for name in ("f1.txt", "f3.txt"):
+        del files[name][:3]
+        files[name].append("Gamma delta gamma alpha beta.")
+        write(name)
+    library = Library(corpus=[corpus], index_dir=index_dir)
+    readers = [leaf for leaf, _ in library.index.searcher.reader().leaf_readers()]
+    assert any(0 < leaf.doc_count() < leaf.doc_count_all() for leaf in readers)
+    return library
+
+
+words = st.lists(st.sampled_from([*VOCAB, "epsilon", "kappa"]), min_size=1, max_size=4).map(
+    "-".join
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(query=st.lists(words, min_size=1, max_size=4).map(" ".join), limit=st.integers(1, 30))
+def test_plain_queries_on_an_edited_view_rank_as_whoosh_does(edited, monkeypatch, query, limit):
+    """Random plain queries (hyphenated words of up to four parts, repeated words, a word no
+    paper has, a word only a removed paper had) on a view with deletions in several segments: term at a time gives Whoosh's
+    hits, order, scores and count, and a limited search is the start of the unlimited one."""
+    whoosh, ours = _both_ways(edited, monkeypatch, query, (limit, None))
+    assert ours["count"] == whoosh["count"] == len(whoosh[None])
+    _same(ours[limit], whoosh[limit])
+    _same(ours[None], whoosh[None])
+    _same(ours[limit], ours[None][:limit])
