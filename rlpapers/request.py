@@ -30,7 +30,8 @@ class SearchRequest:
     candidates of a plain query of several words getting the proximity bonuses (0: none).
 
     Raises ``QueryError`` (with the 1-based position) for a malformed query or an unknown sort,
-    ``InputError`` for an unknown mode, ``ValueError`` for a ``rerank`` out of range.
+    ``InputError`` for an unknown mode, ``ValueError`` for a ``rerank`` out of range or a
+    negative ``limit``.
     ``lexemes`` is the query as the query language reads it, made once.
 
     >>> SearchRequest("entropy", limit=5).plain  # doctest: +SKIP
@@ -48,6 +49,8 @@ class SearchRequest:
 
     def __post_init__(self) -> None:
         check_rerank(self.rerank)
+        if self.limit is not None and self.limit < 0:
+            raise ValueError(f"limit must be None or at least 0, not {self.limit}")
         if self.mode not in SEARCH_MODES:
             raise InputError(
                 f"unknown search mode {self.mode!r} (use one of: {', '.join(SEARCH_MODES)})"

@@ -123,8 +123,12 @@ class Index:
     ) -> T:
         """``compute()``, kept in the live generation for the store state it reflects and
         ``depends`` (``memo``): later calls in that state get ``read`` of what was kept, where
-        ``read`` accepts it (it returns None for anything else, which is computed again)."""
+        ``read`` accepts it (it returns None for anything else, which is computed again).
+        A view behind the store (the last good one, while another process updates it) keeps
+        nothing: its manifest names a state older than the records ``compute`` reads."""
         opened = self.opened
+        if not self.view.up_to_date(opened.manifest):
+            return compute()
         key = {**opened.manifest, **depends}
         kept = memo.recall(opened.path, name, key)
         value = read(kept) if kept is not None else None

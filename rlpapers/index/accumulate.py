@@ -37,6 +37,9 @@ POSTINGS_BUDGET = 250_000
 #: quality. A CISI request (330 words at most) has 114 distinct words; a 3,000-word page about
 #: 2,900.
 MAX_WORDS = 150
+#: Most words of a phrase scored with bounds: ``_phrase_bound`` counts a document's words of the
+#: phrase in a byte. A longer one (``rl-rl-…`` 256 times) goes through Whoosh's phrase matcher.
+MAX_PHRASE_WORDS = 255
 
 
 def suits(parsed: Any) -> bool:
@@ -135,7 +138,8 @@ def _is_phrase(leaf: Any, searcher: Any) -> bool:
     if not isinstance(leaf, Phrase) or leaf.fieldname not in searcher.schema:
         return False
     form = searcher.schema[leaf.fieldname].format
-    return bool(form and form.supports("positions") and leaf.slop == 1 and leaf.boost == 1)
+    plain = leaf.slop == 1 and leaf.boost == 1 and len(leaf.words) <= MAX_PHRASE_WORDS
+    return bool(form and form.supports("positions") and plain)
 
 
 def select(searcher: Any, leaves: list[Any], budget: int | None = None) -> list[Any]:

@@ -83,7 +83,7 @@ class View:
         for _ in range(3):  # a concurrent swap can remove a generation between two reads
             gen = self.current()
             manifest = _read_json(gen / "manifest.json") if gen else None
-            if gen is None or not manifest or not self._up_to_date(manifest):
+            if gen is None or not manifest or not self.up_to_date(manifest):
                 return None
             try:
                 return Opened(gen, open_whoosh(gen), manifest)
@@ -93,7 +93,8 @@ class View:
                 return None
         return None
 
-    def _up_to_date(self, manifest: dict[str, Any]) -> bool:
+    def up_to_date(self, manifest: dict[str, Any]) -> bool:
+        """Whether a view with this manifest holds the store's records as they are now."""
         instance, counter = self.store.counter
         return self._same_kind(manifest) and manifest.get("counter") == counter
 
