@@ -93,3 +93,32 @@ def test_the_distinctive_terms_are_whooshs_on_a_many_segment_index(seeds_copy):
                 reader.most_distinctive_terms("abstract", number=number)
             )
     assert len(list(reader.leaf_readers())) > 1
+
+
+def test_a_pipe_planted_as_the_kept_result_is_not_read(seeds_copy):
+    """A FIFO in place of ``stats.json`` would block a read for ever: only a regular file is
+    read, and the result is computed (its write then replaces the pipe)."""
+    import os
+    import threading
+
+    computed = Library(corpus=[seeds_copy]).stats()
+    kept = _kept(Library(corpus=[seeds_copy]))
+    kept.unlink()
+    os.mkfifo(kept)
+    got: list[dict] = []
+    reader = threading.Thread(
+        target=lambda: got.append(Library(corpus=[seeds_copy]).stats()), daemon=True
+    )
+    reader.start()
+    reader.join(60)  # a read of the pipe would never return
+    assert not reader.is_alive() and got == [computed]
+
+
+def test_a_result_kept_by_another_version_is_computed_again(seeds_copy, monkeypatch):
+    import rlpapers.index
+
+    Library(corpus=[seeds_copy]).stats()
+    calls = _counting(monkeypatch)
+    monkeypatch.setattr(rlpapers.index, "__version__", "0.0.0-other")
+    Library(corpus=[seeds_copy]).stats()
+    assert len(calls) == 1

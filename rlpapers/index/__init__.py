@@ -31,6 +31,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .. import __version__
 from ..config import RERANK_WINDOW as RERANK_WINDOW  # the default re-rank window
 from ..errors import IndexNotice, QueryError, RlpapersError
 from ..hit import Hit
@@ -129,7 +130,7 @@ class Index:
         opened = self.opened
         if not self.view.up_to_date(opened.manifest):
             return compute()
-        key = {**opened.manifest, **depends}
+        key = {**opened.manifest, "rlpapers": __version__, **depends}
         kept = memo.recall(opened.path, name, key)
         value = read(kept) if kept is not None else None
         if value is None:

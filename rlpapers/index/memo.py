@@ -1,8 +1,8 @@
 """Results worth keeping between runs, kept in the search view's live generation folder.
 
 A result is kept with the store state it was computed from (the generation's manifest: store
-instance and change counter, schema and Whoosh version) and what else it depends on, and is
-given back only for exactly that state. It is derived data like the rest of the folder: a file
+instance and change counter, schema and Whoosh version), the rlpapers version that computed it
+and what else it depends on, and is given back only for exactly that state. It is derived data like the rest of the folder: a file
 that cannot be read, or reads as something other than what was kept, is recomputed and written
 again, and a folder that cannot be written only means the result is computed each time.
 """
@@ -17,9 +17,13 @@ from ..files import write_atomic
 
 
 def recall(folder: Path, name: str, key: dict[str, Any]) -> Any | None:
-    """The value kept as ``name`` for ``key`` (None: none, another state, or unreadable)."""
+    """The value kept as ``name`` for ``key`` (None: none, another state, or unreadable).
+    Only a regular file is read: a pipe planted in its place would block the command."""
+    path = folder / f"{name}.json"
     try:
-        kept = json.loads((folder / f"{name}.json").read_bytes())
+        if not path.is_file():
+            return None
+        kept = json.loads(path.read_bytes())
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(kept, dict) or kept.get("key") != key:
