@@ -4,25 +4,14 @@ paper, and the join survives everything that can be rebuilt."""
 
 from __future__ import annotations
 
-import json
 import os
-import time
-from pathlib import Path
 
 import pytest
 
 from .conftest import run
+from .test_identity_join import OTHER, _ids_keys, _records, _write
+from .test_identity_join import corpus as corpus  # the same two text papers
 
-TEXT = (
-    "Deep Learning · Reinforcement Learning\n\nYi Zhan, Bo Wang\n\n"
-    "We propose TECRL, a trajectory entropy-constrained method for offline agents. "
-    "It bounds the entropy of whole trajectories and improves stability on control suites.\n"
-)
-OTHER = (
-    "Robotics\n\nAda Lovelace\n\n"
-    "Chess engines search game trees with alpha-beta pruning, and we measure how deep "
-    "searches scale with the number of cores on commodity machines.\n"
-)
 ZHAN = """@inproceedings{KEY,
   title = {Trajectory Entropy-Constrained {RL}},
   author = {Zhan, Yi and Wang, Bo},
@@ -42,31 +31,6 @@ BABBAGE = """@article{KEY,
   year = {1832}
 }
 """
-
-
-def _write(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
-    stamp = time.time() + 5  # a different mtime even on coarse file systems
-    os.utime(path, (stamp, stamp))
-
-
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    """A text file of two papers (keyed zhan_tecrl and lovelace_chess); metadata gives the
-    first a DOI."""
-    folder = tmp_path / "c"
-    folder.mkdir()
-    _write(folder / "papers.txt", f"{TEXT}\n{OTHER}")
-    _write(folder / "metadata.yaml", "zhan_tecrl:\n  doi: 10.1234/tecrl\n")
-    return folder
-
-
-def _records(folder: Path) -> list[dict]:
-    return json.loads(run("--corpus", folder, "export", "-f", "json").stdout)
-
-
-def _ids_keys(folder: Path) -> list[tuple[str, str]]:
-    return sorted((p["id"], p["key"]) for p in _records(folder))
 
 
 def test_an_unrelated_entry_with_a_text_papers_key_is_an_error(corpus):

@@ -31,7 +31,6 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import __version__
 from ..config import RERANK_WINDOW as RERANK_WINDOW  # the default re-rank window
 from ..errors import IndexNotice, QueryError, RlpapersError
 from ..hit import Hit
@@ -130,7 +129,7 @@ class Index:
         opened = self.opened
         if not self.view.up_to_date(opened.manifest):
             return compute()
-        key = {**opened.manifest, "rlpapers": __version__, **depends}
+        key = {**opened.manifest, "rlpapers": _version(), **depends}
         kept = memo.recall(opened.path, name, key)
         value = read(kept) if kept is not None else None
         if value is None:
@@ -374,6 +373,16 @@ class Index:
         return stats.without_latex(stats.distinctive_terms(reader, vocab, number * 2), papers)[
             :number
         ]
+
+
+def _version() -> str:
+    """The installed rlpapers' version (a kept result from another release is computed again)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rlpapers")
+    except PackageNotFoundError:  # a source tree run without installing
+        return ""
 
 
 def _found_at_most(parsed: Any, reader: Any, most: int) -> bool:

@@ -7,6 +7,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from ..errors import ParseWarning
 from ..model import Paper
@@ -245,3 +246,17 @@ def person(name: str) -> str:
         return name
     words = [*parts.first, *parts.von, *parts.last, *parts.jr]
     return " ".join(w for w in words if w) or name
+
+
+def named_by_key_alone(row: dict[str, Any], key: str) -> str:
+    """For a parse row of an entry named by its key alone (no abstract, DOI or arXiv id, so
+    ``Record.paper_id`` came from the key), its title and first author as two copies of one
+    paper share them (``title_identity``); "" for any other row. Two such entries with one key
+    but another title or first author are two papers given one key, not copies."""
+    from ..ids import paper_id
+
+    if row.get("abstract") or row["id"] != paper_id("key:" + key):
+        return ""
+    authors = row.get("authors")
+    names = tuple(a for a in authors if isinstance(a, str)) if isinstance(authors, list) else ()
+    return title_identity(str(row.get("title", "")), names)

@@ -200,6 +200,7 @@ class Refresh:
         key: the key is the paper's as if pinned. Two places giving one key to two papers are
         a ``ParseError`` naming both."""
         from ..readers import format_of
+        from ..readers.record import named_by_key_alone
 
         out: list[tuple[str, Override]] = []
         given: dict[str, tuple[str, str, str]] = {}  # key -> (content id, where, who)
@@ -211,7 +212,7 @@ class Refresh:
                 if not isinstance(key, str) or not key:
                     continue
                 line = line if isinstance(line, int) else 0
-                who = _named_by_key_only(row, key)
+                who = named_by_key_alone(row, key)
                 first = given.setdefault(key, (row["id"], f"{state.name}:{line}", who))
                 if first[0] != row["id"] or (who and first[2] and who != first[2]):
                     raise ParseError(
@@ -496,17 +497,3 @@ def _vanished(path: str) -> None:
         ParseWarning(f"{path}: vanished during the run (renamed or removed); skipped"),
         stacklevel=3,
     )
-
-
-def _named_by_key_only(row: dict[str, Any], key: str) -> str:
-    """For an entry named by its key alone (no abstract, DOI or arXiv id: issue 29's order),
-    its title and first author as two copies of one paper share them; "" for any other. Two
-    such entries with one key but another title or first author are two papers, not copies."""
-    from ..ids import paper_id
-    from ..readers.record import title_identity
-
-    if row.get("abstract") or row["id"] != paper_id("key:" + key):
-        return ""
-    authors = row.get("authors")
-    names = tuple(a for a in authors if isinstance(a, str)) if isinstance(authors, list) else ()
-    return title_identity(str(row.get("title", "")), names)
