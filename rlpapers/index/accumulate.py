@@ -98,9 +98,7 @@ class Results:
 
 def search(searcher: Any, parsed: Any, limit: int | None) -> Results:
     """The best ``limit`` documents for the OR of ``parsed``'s leaves (all with None)."""
-    leaves = list(parsed.leaves())
-    if len(leaves) >= LONG_QUERY:
-        leaves = select(searcher, leaves)
+    leaves = _scored_leaves(searcher, parsed)
     # every match wanted: Whoosh's phrase matchers read each candidate's positions quicker
     phrases = [leaf for leaf in leaves if limit is not None and _is_phrase(leaf, searcher)]
     totals = accumulate(searcher, [leaf for leaf in leaves if leaf not in phrases])
@@ -113,10 +111,18 @@ def search(searcher: Any, parsed: Any, limit: int | None) -> Results:
 def count(searcher: Any, parsed: Any) -> int:
     """How many documents ``search`` would find (phrases through Whoosh's matchers: every
     candidate's positions are read anyway)."""
+    return sum(1 for score in accumulate(searcher, _scored_leaves(searcher, parsed)) if score)
+
+
+def _scored_leaves(searcher: Any, parsed: Any) -> list[Any]:
+    """The query's leaves, a paragraph's held to the postings budget (``select``)."""
     leaves = list(parsed.leaves())
-    if len(leaves) >= LONG_QUERY:
-        leaves = select(searcher, leaves)
-    return sum(1 for score in accumulate(searcher, leaves) if score)
+    return select(searcher, leaves) if len(leaves) >= LONG_QUERY else leaves
+
+
+def _segments(searcher: Any) -> list[tuple[Any, int]]:
+    """(searcher, first document number) of each segment."""
+    return searcher.subsearchers if not searcher.is_atomic() else [(searcher, 0)]
 
 
 def best(docnums: list[int], scores: list[float], limit: int | None) -> list[tuple[int, float]]:
@@ -195,7 +201,7 @@ def accumulate(searcher: Any, leaves: list[Any]) -> list[float]:
     from whoosh.query import Term
 
     scores = [0.0] * searcher.doc_count_all()
-    pieces = searcher.subsearchers if not searcher.is_atomic() else [(searcher, 0)]
+    pieces = _segments(searcher)
     for leaf in leaves:
         for subsearcher, offset in pieces:
             if isinstance(leaf, Term):
@@ -364,14 +370,12 @@ def _table(scores: dict[int, float], size: int) -> list[float]:
 
 def _phrase_bound(searcher: Any, phrase: Any) -> dict[int, float]:
     """The sum of the phrase's words' scores in each document that has every word."""
-    field = searcher.schema[phrase.fieldname]
-    reader = searcher.reader()
-    texts = [field.to_bytes(word) for word in phrase.words]
-    if not all((phrase.fieldname, text) in reader for text in texts):
+    texts = _phrase_texts(searcher, phrase)
+    if texts is None:
         return {}  # a word no document has in this field (a name's words in ``author``)
     scores = [0.0] * searcher.doc_count_all()
     seen = bytearray(searcher.doc_count_all())
-    pieces = searcher.subsearchers if not searcher.is_atomic() else [(searcher, 0)]
+    pieces = _segments(searcher)
     for subsearcher, offset in pieces:
         for word in phrase.words:
             add_postings(subsearcher, offset, phrase.fieldname, word, 1, scores, seen)
@@ -402,7 +406,7 @@ def _exact_scores(
 def _adjacent(searcher: Any, phrase: Any, docnums: list[int]) -> list[int]:
     """Which of ``docnums`` (ascending, each holding every word) have the words in order,
     next to each other: Whoosh's phrase, slop 1."""
-    pieces = searcher.subsearchers if not searcher.is_atomic() else [(searcher, 0)]
+    pieces = _segments(searcher)
     found = []
     for (subsearcher, offset), end in zip(pieces, [o for _, o in pieces[1:]] + [None], strict=True):
         inside = [d - offset for d in docnums if d >= offset and (end is None or d < end)]
@@ -412,12 +416,10 @@ def _adjacent(searcher: Any, phrase: Any, docnums: list[int]) -> list[int]:
 
 
 def _adjacent_in(searcher: Any, phrase: Any, docnums: list[int]) -> list[int]:
-    field = searcher.schema[phrase.fieldname]
-    reader = searcher.reader()
-    texts = [field.to_bytes(word) for word in phrase.words]
-    if any((phrase.fieldname, text) not in reader for text in texts):
+    texts = _phrase_texts(searcher, phrase)
+    if texts is None:
         return []
-    matchers = [reader.postings(phrase.fieldname, text) for text in texts]
+    matchers = [searcher.reader().postings(phrase.fieldname, text) for text in texts]
     found = []
     for docnum in docnums:
         places = []
@@ -430,3 +432,12 @@ def _adjacent_in(searcher: Any, phrase: Any, docnums: list[int]) -> list[int]:
             if any(all(p + i in places[i] for i in range(1, len(places))) for p in places[0]):
                 found.append(docnum)
     return found
+
+
+def _phrase_texts(searcher: Any, phrase: Any) -> list[bytes] | None:
+    """The phrase's words as the index holds them, or None when a word is not in its field
+    (in this searcher's documents)."""
+    field = searcher.schema[phrase.fieldname]
+    reader = searcher.reader()
+    texts = [field.to_bytes(word) for word in phrase.words]
+    return texts if all((phrase.fieldname, text) in reader for text in texts) else None

@@ -257,6 +257,10 @@ def named_by_key_alone(row: dict[str, Any], key: str) -> str:
 
     if row.get("abstract") or row["id"] != paper_id("key:" + key):
         return ""
+    return title_identity(str(row.get("title", "")), tuple(row_authors(row)))
+
+
+def row_authors(row: dict[str, Any]) -> list[str]:
+    """The authors of a parse row (its ``authors`` list, strings only)."""
     authors = row.get("authors")
-    names = tuple(a for a in authors if isinstance(a, str)) if isinstance(authors, list) else ()
-    return title_identity(str(row.get("title", "")), names)
+    return [a for a in authors if isinstance(a, str)] if isinstance(authors, list) else []

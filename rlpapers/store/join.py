@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..readers.record import arxiv_of, doi_of, title_identity
+from ..readers.record import arxiv_of, doi_of, row_authors, title_identity
 
 if TYPE_CHECKING:
     from ..key_format import KeyFormat
@@ -85,12 +85,7 @@ def row_identities(row: dict[str, Any], kinds: Collection[str] = KINDS) -> list[
         return value if isinstance(value, str) else ""
 
     derived = row.get("title_derived") is True
-    return identities(text("doi"), text("url"), text("title"), derived, _authors(row), kinds)
-
-
-def _authors(row: dict[str, Any]) -> list[str]:
-    authors = row.get("authors")
-    return [a for a in authors if isinstance(a, str)] if isinstance(authors, list) else []
+    return identities(text("doi"), text("url"), text("title"), derived, row_authors(row), kinds)
 
 
 def remembered(known: dict[str, str], biblio: Collection[str]) -> dict[str, str]:
@@ -288,7 +283,7 @@ class Joining:
         rows = self._first_rows([*pairs, *pairs.values()])
 
         def first(cid: str) -> str:
-            authors = tuple(_authors(rows.get(cid, {}))[:1])
+            authors = tuple(row_authors(rows.get(cid, {}))[:1])
             return title_identity("", authors).partition("|")[2]
 
         def agree(entry: str, text: str) -> bool:
@@ -333,7 +328,7 @@ class Joining:
         out = {}
         for cid in (c for c in cids if c in values):
             found = values[cid]
-            authors = _authors(rows[cid]) if cid in rows else []
+            authors = row_authors(rows[cid]) if cid in rows else []
             names = identities(
                 str(found.get("doi") or ""),
                 str(found.get("url") or ""),
