@@ -226,7 +226,9 @@ def test_many_processes_heal_a_garbled_store_once(seeds_copy, isolated):
         for _ in range(5)
     ]
     outputs = [(p.wait(timeout=120), *p.communicate()) for p in runs]
-    assert all(code == 0 and len(out.split()) == 40 for code, out, _ in outputs)
+    assert all(code == 0 and len(out.split()) == 40 for code, out, _ in outputs), [
+        (code, len(out.split()), err.decode()[-400:]) for code, out, err in outputs
+    ]
     notes = sum(err.decode().count("rebuilding") for _, _, err in outputs)
     assert notes == 1
 
