@@ -17,7 +17,7 @@ from rlpapers.library import Library
 lib = Library()
 hits = lib.search("entropy")
 loaded = set(sys.modules)
-import asyncio, urllib.request
+import asyncio, urllib.request, html, random, tempfile
 print(json.dumps({
     "hits": len(hits),
     "deferred_loaded": sorted(
@@ -30,6 +30,10 @@ print(json.dumps({
     "real_asyncio": hasattr(asyncio, "get_event_loop"),
     "real_urllib": hasattr(urllib.request, "urlopen"),
     "real_variations": __import__("whoosh.query.terms").query.terms.variations("policy") != [],
+    "real_later": hasattr(html, "unescape") and hasattr(random, "shuffle")
+    and hasattr(tempfile, "mkdtemp")
+    and __import__("whoosh.compat").compat.htmlescape("<a>") == "&lt;a&gt;"
+    and __import__("whoosh.util").util.random_name(4) != "",
 }))
 """
 
@@ -57,8 +61,11 @@ def test_warm_search_imports_only_what_it_uses(isolated):
     assert not report["rich"] and not report["yaml"] and not report["parser"]
     assert not report["query_parser"]  # a query of plain words never needs Whoosh's parser
     assert (
-        report["real_asyncio"] and report["real_urllib"] and report["real_variations"]
-    )  # and later imports get the real modules
+        report["real_asyncio"]
+        and report["real_urllib"]
+        and report["real_variations"]
+        and report["real_later"]
+    )  # and later imports get the real modules, and Whoosh's bound names work
 
 
 def _child_env(home: Path) -> dict[str, str]:
@@ -69,6 +76,32 @@ def _child_env(home: Path) -> dict[str, str]:
         "PATH": "",
         "HOME": str(home),
     }
+
+
+SEARCH_PROBE = """
+import json, sys
+from rlpapers.cli import main
+sys.argv = ["rlpapers", "search", "entropy", "--format", "ids"]
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_warm_cli_search_leaves_whoosh_s_writing_modules_unloaded(isolated):
+    """Modules Whoosh imports for writing an index, sampling or highlighting (``html``,
+    ``random``, ``calendar``, ``tempfile``, ``queue``) stay unloaded by a search that writes
+    nothing; the probe above checks that Whoosh's names bound to them still work."""
+    env = _child_env(isolated)
+    run = [sys.executable, "-c", SEARCH_PROBE]
+    subprocess.run(run, env=env, check=True, capture_output=True)  # builds store and view
+    out = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
+    loaded = set(json.loads(out.stderr.splitlines()[-1]))
+    assert len(out.stdout.split()) >= 1
+    assert "whoosh.searching" in loaded
+    assert not loaded & {"html", "random", "calendar", "tempfile", "queue"}
 
 
 LIST_PROBE = """

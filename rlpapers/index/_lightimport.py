@@ -4,7 +4,8 @@
 imports the ``cached_property`` package, which imports ``asyncio``, and ``whoosh.query.terms``
 imports ``whoosh.lang.morph_en`` (English word variations for a query type rlpapers never
 builds, 5 ms of regular expressions compiled): together about 40 ms of every ``rlpapers
-search``, for code that never runs. While Whoosh is imported, those names resolve to
+search``, for code that never runs. ``html``, ``random``, ``calendar``, ``tempfile`` and
+``queue`` serve Whoosh's highlighter and its index writing, about 2-3 ms more. While Whoosh is imported, those names resolve to
 stand-ins that load the real module on first attribute access; afterwards the stand-ins are taken
 out of ``sys.modules``, so any later ``import asyncio`` gets the real module. Modules a process has
 already imported are left alone.
@@ -20,7 +21,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-DEFERRED = ("asyncio", "urllib.request", "whoosh.lang.morph_en")
+DEFERRED = (
+    "asyncio",
+    "urllib.request",
+    "whoosh.lang.morph_en",
+    # modules Whoosh imports for code a search never runs: html escaping (its highlighter's),
+    # random sampling, dates, temporary files and queues (writing an index)
+    "html",
+    "random",
+    "calendar",
+    "tempfile",
+    "queue",
+)
 
 
 class _Deferred(types.ModuleType):
@@ -41,6 +53,12 @@ def _urlretrieve(*args: Any, **kwargs: Any) -> Any:
     return urlretrieve(*args, **kwargs)
 
 
+def _escape(*args: Any, **kwargs: Any) -> Any:
+    from html import escape
+
+    return escape(*args, **kwargs)
+
+
 def _variations(*args: Any, **kwargs: Any) -> Any:
     from whoosh.lang.morph_en import variations
 
@@ -57,6 +75,8 @@ def deferred_imports() -> Iterator[None]:
         stand_ins["urllib.request"].urlretrieve = _urlretrieve  # imported by name at import time
     if "whoosh.lang.morph_en" in stand_ins:  # imported by name at import time
         stand_ins["whoosh.lang.morph_en"].variations = _variations
+    if "html" in stand_ins:  # ``whoosh.compat`` binds ``escape`` by name
+        stand_ins["html"].escape = _escape
     if "asyncio" in stand_ins:  # cached_property asks this on first use; the answer is inspect's
         stand_ins["asyncio"].iscoroutinefunction = inspect.iscoroutinefunction
     sys.modules.update(stand_ins)
@@ -76,8 +96,14 @@ def import_whoosh() -> None:
         from ._unpickle import install
 
         install()  # before the modules that bind its pickle readers by name
+        # the codec (what a view's table of contents is unpickled into), the collectors and
+        # the searcher are imported here too, so that their module-level imports meet the
+        # stand-ins
+        import whoosh.codec.whoosh3
+        import whoosh.collectors
         import whoosh.fields
         import whoosh.filedb.filestore
         import whoosh.index
         import whoosh.query  # its terms module binds morph_en's ``variations`` by name
-        import whoosh.reading  # noqa: F401
+        import whoosh.reading
+        import whoosh.searching  # noqa: F401
