@@ -78,51 +78,41 @@ def _child_env(home: Path) -> dict[str, str]:
     }
 
 
-SEARCH_PROBE = """
+PROBE_RUN = """
 import json, sys
 from rlpapers.cli import main
-sys.argv = ["rlpapers", "search", "entropy", "--format", "ids"]
+sys.argv = ["rlpapers", *sys.argv[1:]]
 try:
     main()
 except SystemExit:
     pass
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
+
+
+def _warm_run(isolated: Path, *argv: str) -> tuple[str, set[str]]:
+    """A command's output and the modules it loaded, run in a fresh process after a first
+    run of it has built what it needs."""
+    env = _child_env(isolated)
+    run = [sys.executable, "-c", PROBE_RUN, *argv]
+    subprocess.run(run, env=env, check=True, capture_output=True)
+    out = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
+    return out.stdout, set(json.loads(out.stderr.splitlines()[-1]))
 
 
 def test_a_warm_cli_search_leaves_whoosh_s_writing_modules_unloaded(isolated):
     """Modules Whoosh imports for writing an index, sampling or highlighting (``html``,
     ``random``, ``calendar``, ``tempfile``, ``queue``) stay unloaded by a search that writes
     nothing; the probe above checks that Whoosh's names bound to them still work."""
-    env = _child_env(isolated)
-    run = [sys.executable, "-c", SEARCH_PROBE]
-    subprocess.run(run, env=env, check=True, capture_output=True)  # builds store and view
-    out = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
-    loaded = set(json.loads(out.stderr.splitlines()[-1]))
-    assert len(out.stdout.split()) >= 1
+    stdout, loaded = _warm_run(isolated, "search", "entropy", "--format", "ids")
+    assert len(stdout.split()) >= 1
     assert "whoosh.searching" in loaded
     assert not loaded & {"html", "random", "calendar", "tempfile", "queue"}
 
 
-LIST_PROBE = """
-import json, sys
-from rlpapers.cli import main
-sys.argv = ["rlpapers", "list", "--format", "ids"]
-try:
-    main()
-except SystemExit:
-    pass
-print(json.dumps(sorted(sys.modules)), file=sys.stderr)
-"""
-
-
 def test_a_warm_list_loads_no_parser_platformdirs_or_whoosh(isolated):
-    env = _child_env(isolated)
-    run = [sys.executable, "-c", LIST_PROBE]
-    subprocess.run(run, env=env, check=True, capture_output=True)  # builds the store
-    out = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
-    loaded = set(json.loads(out.stderr.splitlines()[-1]))
-    assert len(out.stdout.split()) == 40
+    stdout, loaded = _warm_run(isolated, "list", "--format", "ids")
+    assert len(stdout.split()) == 40
     heavy = {"platformdirs", "whoosh", "yaml", "rlpapers.parse.blocks", "rlpapers.parse.names"}
     assert not loaded & heavy
     # looking papers up (show, export --ids) and the ledger (a refresh) are not listing
