@@ -53,8 +53,10 @@ def pin_corpus(
         if folder.resolve() == seeds:
             continue
         # the content id: what a fresh ledger will know this paper by, unless it is the id
-        # of another paper here (an abstract kept beside its edited version), which wins
-        cid = paper_id(by_id[pid].abstract) if pid in by_id else pid
+        # of another paper here (an abstract kept beside its edited version), which wins; a
+        # paper without an abstract (a bibliography entry) is named by its own id
+        abstract = by_id[pid].abstract if pid in by_id else ""
+        cid = paper_id(abstract) if abstract else pid
         theirs = cid != pid and cid in by_id  # the content id is another paper's id
         target = pid if theirs else cid
         names = (pid, key) if theirs else (pid, cid, key)  # names an entry may have

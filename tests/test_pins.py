@@ -105,3 +105,38 @@ def test_concurrent_pins_into_one_file_keep_every_entry(tmp_path):
     ]
     assert [w.wait(timeout=120) for w in writers] == [0] * 8
     assert write_keys(target, []) == 8 * 150
+
+
+BIB_WITHOUT_ABSTRACTS = """@article{muller2020study,
+  title = {A Study of Things},
+  author = {M{\\"u}ller, Hans},
+  year = {2020}
+}
+
+@misc{plain2021,
+  title = {Plain Entries Have No Abstract},
+  author = {Plain, Paula},
+  year = {2021}
+}
+"""
+
+
+def test_entries_without_an_abstract_are_pinned_under_their_own_ids(
+    tmp_path, monkeypatch, isolated
+):
+    """Observed: every entry without an abstract was pinned under one id, the content id of
+    an empty abstract (a paper nobody has), the last entry's key winning; a fresh data
+    folder then warned that keys.yaml names no paper."""
+    folder = tmp_path / "bib"
+    folder.mkdir()
+    (folder / "refs.bib").write_text(BIB_WITHOUT_ABSTRACTS, encoding="utf-8")
+    ids = {p.key: p.id for p in Library([folder]).papers}
+    run("--corpus", folder, "keys", "--pin")
+    pinned = (folder / "keys.yaml").read_text(encoding="utf-8")
+    for key, pid in ids.items():
+        assert f"{pid}: {{key: {key}}}" in pinned
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("RLPAPERS_INDEX_DIR", str(tmp_path / "elsewhere-cache"))
+    result = run("--corpus", folder, "list", "-f", "ids")
+    assert "no paper with id or key" not in result.stderr
+    assert {p.key: p.id for p in Library([folder]).papers} == ids
