@@ -135,7 +135,7 @@ class Library:
         returns each file written with its number of keys (``pins``)."""
         from .pins import pin_corpus
 
-        return pin_corpus(self.files, self.keys(), self.papers)
+        return pin_corpus(self.files, self.keys(), self.papers, self.store.ledger.old_keys())
 
     def select(self, filters: Filters | None = None) -> list[Paper]:
         papers = list(self.papers)

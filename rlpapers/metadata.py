@@ -20,7 +20,7 @@ from typing import Any
 from .errors import ParseError
 from .text import one_line
 
-FIELDS = {"title", "year", "venue", "url", "doi", "tags", "note", "key", "name"}
+FIELDS = {"title", "year", "venue", "url", "doi", "tags", "note", "key", "old_keys", "name"}
 #: A top-level ``encoding: gb18030`` in ``<file>.yaml`` sets that file's encoding; in
 #: ``metadata.yaml``, every file's of the folder. It wins over detection.
 ENCODING = "encoding"
@@ -169,14 +169,16 @@ class Metadata:
             for name, value in values.items():
                 if name == "year":
                     ok = type(value) is int and YEARS[0] <= value <= YEARS[1]
-                elif name == "tags":
+                elif name in ("tags", "old_keys"):
                     ok = isinstance(value, list) and all(type(t) is str for t in value)
+                    ok = ok and (name == "tags" or all(SAFE_KEY.fullmatch(k) for k in value))
                 else:
                     ok = type(value) is str
                 if not ok or (name == "key" and not SAFE_KEY.fullmatch(value)):
                     raise ValueError(f"field {name}")
-            if "tags" in values:
-                values["tags"] = tuple(values["tags"])
+            for name in ("tags", "old_keys"):
+                if name in values:
+                    values[name] = tuple(values[name])
             overrides.append(Override(str(target), values, str(source), line))
         return cls(encoding, tuple(overrides))
 
@@ -233,18 +235,25 @@ def _checked(values: dict[str, Any], path: Path, line: int | None) -> dict[str, 
                 raise ParseError("tags must be a list of words", str(path), line)
             out[name] = tuple(one_line(str(tag)) for tag in items)
         elif name == "key":
-            from .keys import SAFE_KEY, SAFE_KEY_TEXT
-
-            if not isinstance(value, str | int) or not SAFE_KEY.fullmatch(str(value)):
-                raise ParseError(
-                    f"key {value!r} is not a safe citation key: use {SAFE_KEY_TEXT}",
-                    str(path),
-                    line,
-                )
-            out[name] = str(value)
+            out[name] = _safe_key(value, path, line)
+        elif name == "old_keys":
+            items = [value] if isinstance(value, str | int) else value
+            if not isinstance(items, list):
+                raise ParseError("old_keys must be a list of keys", str(path), line)
+            out[name] = tuple(_safe_key(item, path, line) for item in items)
         else:  # hand-written YAML may hold anything: a lone surrogate, an escape sequence, a NUL
             out[name] = "" if value is None else one_line(str(value))
     return out
+
+
+def _safe_key(value: Any, path: Path, line: int | None) -> str:
+    from .keys import SAFE_KEY, SAFE_KEY_TEXT
+
+    if not isinstance(value, str | int) or not SAFE_KEY.fullmatch(str(value)):
+        raise ParseError(
+            f"key {value!r} is not a safe citation key: use {SAFE_KEY_TEXT}", str(path), line
+        )
+    return str(value)
 
 
 def _encoding(data: dict[Any, Any], lines: dict[str, int], path: Path) -> str | None:

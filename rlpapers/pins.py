@@ -35,19 +35,26 @@ HEADER = (
 
 
 def pin_corpus(
-    files: Iterable[Path], keys: Iterable[tuple[str, str, str]], papers: Iterable[Paper]
+    files: Iterable[Path],
+    keys: Iterable[tuple[str, str, str]],
+    papers: Iterable[Paper],
+    old: dict[str, str] | None = None,
 ) -> list[tuple[Path, int]]:
     """Pin every paper's key into a ``keys.yaml`` beside its corpus file or folder (``files``
     as the corpus names them; never into the bundled seeds), from ``keys`` ((id, key, corpus
-    file) of every paper); returns each file written with its number of keys."""
+    file) of every paper), with the keys it had before (``old``: old key -> paper id) as its
+    ``old_keys``; returns each file written with its number of keys."""
     from .config import bundled_seeds
     from .ids import paper_id
     from .store.files import KEYS_FILE
 
     seeds = bundled_seeds().resolve()
     given = {str(p.resolve()): p for p in files}  # a symlink's folder, not its target's
-    by_folder: dict[Path, list[tuple[str, str, tuple[str, ...]]]] = {}
+    by_folder: dict[Path, list[Pin]] = {}
     by_id = {p.id: p for p in papers}
+    before: dict[str, list[str]] = {}
+    for old_key, pid in sorted((old or {}).items()):
+        before.setdefault(pid, []).append(old_key)
     for pid, key, file in keys:
         folder = given.get(file, Path(file)).parent
         if folder.resolve() == seeds:
@@ -60,16 +67,21 @@ def pin_corpus(
         theirs = cid != pid and cid in by_id  # the content id is another paper's id
         target = pid if theirs else cid
         names = (pid, key) if theirs else (pid, cid, key)  # names an entry may have
-        by_folder.setdefault(folder, []).append((target, key, names))
+        by_folder.setdefault(folder, []).append((target, key, names, before.get(pid, [])))
     return [
         (folder / KEYS_FILE, write_keys(folder / KEYS_FILE, pins))
         for folder, pins in by_folder.items()
     ]
 
 
-def write_keys(path: Path, pins: Iterable[tuple[str, str, Iterable[str]]]) -> int:
-    """Pin each ``(target, key, other names of the paper)`` into the keys.yaml at ``path``;
-    returns how many entries of the file set a key."""
+#: One paper's pin: the name to write it under, its key, other names its entry may have, and
+#: the keys it had before.
+Pin = tuple[str, str, tuple[str, ...], list[str]]
+
+
+def write_keys(path: Path, pins: Iterable[Pin]) -> int:
+    """Pin each paper (``Pin``) into the keys.yaml at ``path``; returns how many entries of
+    the file set a key."""
     from filelock import FileLock
 
     from .files import save
@@ -92,8 +104,8 @@ def write_keys(path: Path, pins: Iterable[tuple[str, str, Iterable[str]]]) -> in
             if isinstance(e, dict):
                 own = shared[id(e)] == 1 and not _anchored(e)
                 (entries if own else aliased)[str(n).lower()] = (n, e)
-        for target, key, names in pins:
-            _pin(document, entries, aliased, target, key, names)
+        for pin in pins:
+            _pin(document, entries, aliased, pin)
         out = io.StringIO()
         yaml.dump(document, out)
         text = before + out.getvalue()
@@ -136,36 +148,47 @@ def _pin(
     document: Any,
     entries: dict[str, tuple[Any, Any]],
     aliased: dict[str, tuple[Any, Any]],
-    target: str,
-    key: str,
-    names: Iterable[str],
+    pin: Pin,
 ) -> None:
-    """Set the paper's ``key:`` in its entry (``entries``: name and mapping by lower-case name,
-    for the entries that are a mapping of their own), or add one for it. An entry that shares
-    its mapping with others through a YAML alias (``aliased``, ``*defaults``) gets a copy of
-    it, its own: a key set in the shared mapping would pin every paper that uses it to one
-    key."""
+    """Set the paper's ``key:`` (and ``old_keys:``, when it had others) in its entry
+    (``entries``: name and mapping by lower-case name, for the entries that are a mapping of
+    their own), or add one for it. An entry that shares its mapping with others through a
+    YAML alias (``aliased``, ``*defaults``) gets a copy of it, its own: a key set in the
+    shared mapping would pin every paper that uses it to one key."""
     from ruamel.yaml.comments import CommentedMap
 
-    for name in (target, *names):
-        found = entries.get(name.lower())
-        if found is not None:
-            found[1]["key"] = key
-            return
-    for name in (target, *names):
-        found = aliased.pop(name.lower(), None)
-        if found is not None:
-            original, value = found
+    target, key, names, old = pin
+    found = next((entries[n.lower()] for n in (target, *names) if n.lower() in entries), None)
+    if found is None:
+        name = next((n for n in (target, *names) if n.lower() in aliased), None)
+        if name is not None:
+            original, value = aliased.pop(name.lower())
             own = CommentedMap(value)
-            own["key"] = key
             own.fa.set_flow_style()
             document[original] = own
-            entries[name.lower()] = (original, own)
-            return
-    entry = CommentedMap(key=key)
-    entry.fa.set_flow_style()
-    document[target] = entry
-    entries[target.lower()] = (target, entry)
+            found = entries[name.lower()] = (original, own)
+    if found is None:
+        entry = CommentedMap()
+        entry.fa.set_flow_style()
+        document[target] = entry
+        found = entries[target.lower()] = (target, entry)
+    found[1]["key"] = key
+    if old:
+        found[1]["old_keys"] = _flow(sorted({*_as_list(found[1].get("old_keys")), *old}))
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [str(value)] if isinstance(value, str | int) else [str(v) for v in value]
+
+
+def _flow(items: list[str]) -> Any:
+    from ruamel.yaml.comments import CommentedSeq
+
+    seq = CommentedSeq(items)
+    seq.fa.set_flow_style()
+    return seq
 
 
 def _as_written(path: Path, text: str) -> str:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
+
 from rlpapers import Library
+from rlpapers.errors import ParseWarning
 from rlpapers.key_format import parse_format
 from rlpapers.model import Paper
 from rlpapers.old_keys import Rekey, proposals, with_current_keys
@@ -158,3 +162,43 @@ def test_rederive_leaves_a_bibliography_entrys_own_key_alone(tmp_path):
     assert list(_keys(corpus).values()) == ["myown"]
     result = run("--corpus", corpus, "keys", "--rederive", "-f", "tsv")
     assert result.stdout == "" and "already" in result.stderr
+
+
+def test_old_keys_travel_with_keys_yaml_to_a_fresh_data_folder(tmp_path, monkeypatch):
+    """Observed: after ``keys --rederive --apply`` and ``keys --pin``, a fresh data folder
+    (another machine) knew only the new key: metadata naming the paper by its old key was
+    ignored (its year and venue lost) and a draft's old key found nothing. ``keys --pin``
+    writes the keys a paper had as its ``old_keys``; a refresh keeps them as old keys."""
+    corpus, old = _library(tmp_path)
+    with (corpus / "metadata.yaml").open("a", encoding="utf-8") as out:
+        out.write(f"{old}:\n  venue: COLT\n")
+    run("--corpus", corpus, "keys", "--rederive", "--apply")
+    run("--corpus", corpus, "keys", "--pin")
+    pinned = (corpus / "keys.yaml").read_text(encoding="utf-8")
+    assert f"{paper_id(CHENG)}: {{key: cheng2025reasoning, old_keys: [{old}]}}" in pinned
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("RLPAPERS_INDEX_DIR", str(tmp_path / "elsewhere-cache"))
+    listed = run("--corpus", corpus, "list", "-f", "json")
+    assert "no paper with id or key" not in listed.stderr
+    paper = next(p for p in json.loads(listed.stdout) if p["id"] == paper_id(CHENG))
+    assert (paper["key"], paper["venue"], paper["year"]) == ("cheng2025reasoning", "COLT", 2025)
+    assert run("--corpus", corpus, "show", old, "-f", "ids").stdout.split() == [paper_id(CHENG)]
+    run("--corpus", corpus, "keys", "--pin")
+    assert (corpus / "keys.yaml").read_text(encoding="utf-8") == pinned  # pinning again: same
+
+
+def test_an_old_key_another_paper_has_stays_that_papers(tmp_path):
+    """``old_keys`` never takes a key from the paper that has it: a warning names the entry."""
+    corpus, old = _library(tmp_path)
+    other = _keys(corpus)[paper_id(LOVELACE)]
+    (corpus / "keys.yaml").write_text(
+        f"{paper_id(CHENG)}: {{old_keys: [{other}, cheng_older]}}\n", encoding="utf-8"
+    )
+    with pytest.warns(ParseWarning, match=rf"keys.yaml:1: old key '{other}' of paper"):
+        keys = _keys(corpus)
+    assert keys == {paper_id(CHENG): old, paper_id(LOVELACE): other}
+    ids = run("--corpus", corpus, "show", "cheng_older", "-f", "ids").stdout.split()
+    assert ids == [paper_id(CHENG)]
+    assert run("--corpus", corpus, "show", other, "-f", "ids").stdout.split() == [
+        paper_id(LOVELACE)
+    ]

@@ -91,7 +91,7 @@ import sys
 from pathlib import Path
 from rlpapers.pins import write_keys
 n = int(sys.argv[2])
-write_keys(Path(sys.argv[1]), [(f"p{n}x{i:03d}", f"k{n}x{i:03d}", ()) for i in range(150)])
+write_keys(Path(sys.argv[1]), [(f"p{n}x{i:03d}", f"k{n}x{i:03d}", (), []) for i in range(150)])
 """
 
 

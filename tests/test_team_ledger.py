@@ -424,3 +424,21 @@ def test_a_ledger_schema_from_a_newer_rlpapers(tmp_path, pg_url):
     shutil.rmtree(os.environ["RLPAPERS_INDEX_DIR"])
     line = _one_line(run("--corpus", corpus, "list", code=2).stderr, _password(pg_url))
     assert "from a newer rlpapers" in line
+
+
+def test_both_engines_keep_pinned_old_keys(tmp_path, engine):
+    """A keys.yaml's ``old_keys`` become old keys of the paper on a fresh ledger of either
+    engine: they find it, and it keeps its pinned key."""
+    corpus = write_corpus(tmp_path / "corpus", range(3))
+    pid = next(p for p, k in keys_of(corpus).items() if k == "lovelace_method1")
+    (corpus / "keys.yaml").write_text(f"{pid}: {{old_keys: [lovelace2024method], key: ada1}}\n")
+    assert keys_of(corpus)[pid] == "ada1"
+    assert run("--corpus", corpus, "show", "lovelace2024method", "-f", "ids").stdout.split() == [
+        pid
+    ]
+    ledger = open_ledger(_data(), engine)
+    try:
+        assert ledger.old_keys() == {"lovelace_method1": pid, "lovelace2024method": pid}
+        assert ledger.keys_of([pid]) == {pid: "ada1"}
+    finally:
+        ledger.close()

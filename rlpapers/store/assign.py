@@ -10,9 +10,9 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import ParseError, ParseWarning
-from ..keys import SAFE_KEY, SAFE_KEY_TEXT
+from ..errors import ParseWarning
 from ..metadata import Override
+from .claims import claim_keys, keep_old_keys, merged
 from .db import chunks
 from .identity import Version, fingerprint, hashes, match_edits
 from .join import Joining, remembered
@@ -313,13 +313,28 @@ class Identities(Joining):
                 later.append(override)
             else:
                 resolved.append((pid, override))
-        self._claim_keys(resolved)
+        claim_keys(self.ledger, resolved)
         current = self.ledger.keys_of(list(present))
         bases = self._first_keys([c for c in new if not current.get(ids[c])], ids, bases, resolved)
         for cid in new:  # newcomers in corpus order get the first free form of their base key
             pid = ids[cid]
             if not current.get(pid):
                 self.ledger.give_key(pid, self.ledger.free_key(bases[cid]))
+        keep_old_keys(self.ledger, resolved)  # before the rest: an entry may name an old key
+        more = self._resolve_later(later, present)
+        claim_keys(self.ledger, more)
+        keep_old_keys(self.ledger, more)
+        fields = merged(resolved + more, warn=True)
+        return {
+            pid: {k: v for k, v in values.items() if k not in ("key", "old_keys")}
+            for pid, values in fields.items()
+        }
+
+    def _resolve_later(
+        self, later: list[Override], present: set[str]
+    ) -> list[tuple[str, Override]]:
+        """The overrides that named no paper before keys were given, now resolved; one that
+        still names none is warned about once per version of its file."""
         more = []
         for override in later:
             pid = self._target(override.target, present)
@@ -334,11 +349,7 @@ class Identities(Joining):
                     )
             else:
                 more.append((pid, override))
-        self._claim_keys(more)
-        merged = _merged(resolved + more, warn=True)
-        return {
-            pid: {k: v for k, v in values.items() if k != "key"} for pid, values in merged.items()
-        }
+        return more
 
     def _first_keys(
         self,
@@ -355,7 +366,7 @@ class Identities(Joining):
         fmt = self.refresh.key_format
         fields = {
             pid: values
-            for pid, values in _merged(resolved, warn=False).items()
+            for pid, values in merged(resolved, warn=False).items()
             if any(name in values for name in KEY_FIELDS)
         }
         todo = [cid for cid in new if fmt is not None or ids[cid] in fields]
@@ -383,33 +394,6 @@ class Identities(Joining):
         pid = ref.lower() if ref.lower() in present else self.ledger.resolve(ref)
         return pid if pid in present else None
 
-    def _claim_keys(self, pairs: list[tuple[str, Override]]) -> None:
-        # the override each paper's key comes from (the last that sets one), found in one pass:
-        # a corpus of bibliography files pins every paper's key
-        sources = {pid: o for pid, o in pairs if "key" in o.values}
-        current = self.ledger.keys_of(list(sources))
-        for pid, values in _merged(pairs, warn=False).items():
-            key = values.get("key")
-            if not key or current.get(pid) == key:  # the paper's key already: nothing to claim
-                continue
-            source = sources[pid]
-            if not SAFE_KEY.fullmatch(key):
-                raise ParseError(
-                    f"key {key!r} is not a safe citation key: use {SAFE_KEY_TEXT}",
-                    source.source,
-                    source.line,
-                )
-            holder = self.ledger.holder(key)
-            if holder is not None and holder != pid:
-                held = self.ledger.keys_of([holder]).get(holder, "")
-                raise ParseError(
-                    f"key {key!r} already belongs to paper {holder} (now keyed {held!r}); "
-                    "a key once given never moves to another paper: choose another",
-                    source.source,
-                    source.line,
-                )
-            self.ledger.give_key(pid, key)
-
 
 def _holders(cids: list[str], known: dict[str, str], ledger: IdentityLedger) -> dict[str, str]:
     """Paper id -> the content id that keeps it, for the papers the corpus's known abstracts
@@ -435,27 +419,6 @@ def _holders(cids: list[str], known: dict[str, str], ledger: IdentityLedger) -> 
 
 
 _NO_STATE = PaperState(None, None, None, False)
-
-
-def _merged(pairs: list[tuple[str, Override]], warn: bool) -> dict[str, dict[str, Any]]:
-    """Paper id -> the fields its overrides set, later files winning; with ``warn``, two
-    overrides that set one field of one paper differently are named in a warning."""
-    out: dict[str, dict[str, Any]] = {}
-    origin: dict[tuple[str, str], Override] = {}
-    for pid, override in pairs:
-        values = out.setdefault(pid, {})
-        for name, value in override.values.items():
-            earlier = origin.get((pid, name))
-            if warn and earlier is not None and values[name] != value:
-                message = (
-                    f"{override.source}:{override.line}: sets {name} of paper {pid} to "
-                    f"{value!r}, but {earlier.source}:{earlier.line} sets {values[name]!r}; "
-                    f"using {value!r}"
-                )
-                warnings.warn(ParseWarning(message), stacklevel=2)
-            values[name] = value
-            origin[(pid, name)] = override
-    return out
 
 
 def _stored(refresh: Refreshing, ids: list[str]) -> dict[str, str]:
