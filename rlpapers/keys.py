@@ -1,8 +1,8 @@
 """Citation keys: how a paper's first key is derived, and which keys are allowed.
 
-The default key is ``{surname}{year}{word}`` in lower-case ASCII, as Better BibTeX and Google
+The default key is ``{auth}{year}{word}`` in lower-case ASCII, as Better BibTeX and Google
 Scholar write it (``cheng2025reasoning``, ``zhan2025tecrl``); without a year it is
-``{surname}_{word}`` (``zhan_tecrl``). The surname is the first author's, with its particles
+``{auth}_{word}`` (``zhan_tecrl``). The surname is the first author's, with its particles
 (``van Gool`` -> ``vangool``). The word is the paper's introduced name (``TECRL``), else the first
 distinctive word of its title (the real title, from metadata or the file, before the one derived
 from the abstract): never a word of ``key_words.AVOIDED`` (function words, adverbs, filler

@@ -247,7 +247,9 @@ def test_config_shows_the_key_format_in_use():
         for r in run("config", "-f", "tsv").stdout.split("\n")
         if r
     }
-    assert rows["keys.format"] == ["{surname}{year}{word}", "default"]
+    # the default rule is no format: showing one the config refuses misled a newcomer who
+    # pasted it into config.yaml (exit 2, "unknown field {surname}")
+    assert rows["keys.format"] == ["the default rule", "default"]
     _config('keys:\n  format: "{auth}{year}{title:1}"\n')
     rows = {
         r.split("\t")[0]: r.split("\t")[1:]

@@ -131,7 +131,9 @@ def config(ctx: typer.Context, format: ReportFormatOpt = None) -> None:
     rows.append(("search.mode", settings.search_mode, settings.origin["search.mode"]))
     rerank = str(RERANK_WINDOW if settings.search_rerank is None else settings.search_rerank)
     rows.append(("search.rerank", rerank, settings.origin["search.rerank"]))
-    key_format = settings.key_format.text if settings.key_format else "{surname}{year}{word}"
+    # no format: the default rule, which no format spells (it drops the year's place and adds
+    # "_" when there is no year); what is shown must never be a format the config refuses
+    key_format = settings.key_format.text if settings.key_format else "the default rule"
     rows.append(("keys.format", key_format, settings.origin["keys.format"]))
     render.config(rows, fmt_of(format))
 
