@@ -255,6 +255,17 @@ def test_csljson_and_ris(papers):
     assert all(len(line) > 5 and line[2:6] == "  - " for line in ris.splitlines() if line)
 
 
+def test_csljson_and_ris_leave_out_an_abstract_the_paper_lacks():
+    """A bibliography entry without an abstract got an empty ``AB  - `` line and
+    ``"abstract": ""``: nothing is written for it now; a paper's abstract still is."""
+    entry = Paper(id="x", abstract="", key="k", title="A Title", authors=("Ada Lovelace",))
+    assert "AB  -" not in export([entry], "ris")
+    assert "abstract" not in json.loads(export([entry], "csljson"))[0]
+    text = Paper(id="y", abstract="We study things.", key="j", title="T")
+    assert "AB  - We study things." in export([text], "ris")
+    assert json.loads(export([text], "csljson"))[0]["abstract"] == "We study things."
+
+
 def test_option_for_another_format_is_an_error(papers):
     """The library names its own parameters; the CLI words the same error in its flags."""
     with pytest.raises(ExportError, match="'excel' option applies to the csv format, not bibtex"):

@@ -24,8 +24,9 @@ def item(paper: Paper) -> dict[str, Any]:
         "type": "article",
         "title": strip_markup(paper.title),
         "author": [_name(a) for a in paper.authors],
-        "abstract": paper.abstract,
     }
+    if paper.abstract:  # a bibliography entry may have none: no empty field
+        data["abstract"] = paper.abstract
     optional = {
         "keyword": ", ".join(paper.keywords),
         "URL": paper.first_link,

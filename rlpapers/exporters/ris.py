@@ -20,7 +20,7 @@ def record(paper: Paper) -> str:
         lines.append(("AU", "others"))
     lines += [("PY", str(paper.year))] if paper.year else []
     lines += [("T2", paper.venue)] if paper.venue else []
-    lines.append(("AB", paper.abstract))
+    lines += [("AB", paper.abstract)] if paper.abstract else []  # an entry may have none
     lines += [("KW", keyword) for keyword in paper.keywords]
     lines += [("UR", paper.first_link)] if paper.first_link else []
     lines += [("DO", paper.doi)] if paper.doi else []
