@@ -278,6 +278,16 @@ def test_semantic_mode_exits_1_when_nothing_clears_the_floor(corpus, semantic):
     assert all(hit["score"] >= 0.25 for hit in hits)
 
 
+def test_hybrid_exits_1_when_neither_words_nor_meaning_match(corpus, semantic):
+    """Observed: a hybrid search returned every paper of a small library for any query (the
+    dense side's top 100, whatever their similarity), so a hybrid search never found nothing
+    and ``--format ids | export --ids -`` exported everything. A paper the words do not match
+    is a hybrid hit only when it clears the semantic floor."""
+    run("--corpus", corpus, "search", "--mode", "hybrid", "medieval", "poetry", code=1)
+    out = run("--corpus", corpus, "search", "--mode", "hybrid", "giraffe", "-f", "ids").stdout
+    assert len(out.split()) < 5  # the giraffe paper, and only papers near it in meaning
+
+
 def test_the_config_file_sets_the_default_mode(corpus, semantic, isolated):
     (isolated / "config.yaml").write_text("search:\n  mode: hybrid\n", encoding="utf-8")
     assert "automobile" in run("--corpus", corpus, "search", "cars").stdout

@@ -1,6 +1,7 @@
 """Hybrid and semantic ranking over the store's vectors (the Library wires them to a query).
 
-- **hybrid**: the lexical top 100 and the dense top 100 fused by reciprocal rank
+- **hybrid**: the lexical top 100 and the dense top 100 at or above ``SIMILARITY_FLOOR``
+  fused by reciprocal rank
   (``fusion.rrf``, k 30, dense weight 0.3: chosen on the odd-numbered Cranfield and CISI
   queries pooled, with rlpapers' own lexical side, among min-max, z-score and RRF k 10/30/60
   with dense weights 0.1-0.9; docs/search-quality.md). For a query with fields or operators the
@@ -53,10 +54,12 @@ def hybrid(
     among: Iterable[str] | None,
 ) -> list[tuple[str, float]]:
     """The fused ranking of the lexical hits (best first) and the papers closest to ``query``
-    (among ``among`` only, when given). No similarity floor here: the fusion was chosen and
-    measured without one, and a low-ranked dense candidate costs the fused top 10 little."""
+    (among ``among`` only, when given) at or above the similarity floor: a paper the words do
+    not match is a hit only if it is close enough in meaning to be a semantic one. (Without
+    the floor, the dense top 100 made every paper of a small library a hit of any query, and
+    "nothing found" never happened.)"""
     dense = vectors.rank(vectors.query(query), DEPTH, among) if query.strip() else []
-    return fuse(lexical, dense)
+    return fuse(lexical, [(pid, score) for pid, score in dense if score >= SIMILARITY_FLOOR])
 
 
 def fuse(
