@@ -438,3 +438,16 @@ def test_keys_lists_id_key_and_file():
     assert len(lines) == 40 and all(len(line.split("\t")) == 3 for line in lines)
     assert any(line.split("\t")[1] == "zhan_tecrl" for line in lines)
     assert lines[0].split("\t")[2].endswith(".txt")
+
+
+def test_an_unknown_reference_is_one_error_line_in_every_command(tmp_path):
+    """Observed: ``show qer`` said "error: no paper …" and ``similar qer`` "note: no paper …",
+    both exit 1. An unknown reference is named the same way wherever it is given."""
+    ids = tmp_path / "ids.txt"
+    ids.write_text("qer\n", encoding="utf-8")
+    lines = {
+        " ".join(args): run(*args, code=1).stderr
+        for args in (("show", "qer"), ("similar", "qer"), ("export", "--ids", str(ids)))
+    }
+    expected = "error: no paper with id or key 'qer'; did you mean \"qerl\"?\n"
+    assert set(lines.values()) == {expected}, lines

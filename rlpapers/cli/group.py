@@ -14,7 +14,7 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from ..errors import IndexNotice, NotFoundError, ParseWarning, RlpapersError
+from ..errors import IndexNotice, ParseWarning, RlpapersError
 from .errors import (
     ExitCode,
     Terminated,
@@ -131,7 +131,7 @@ def _exit_code_for(error: BaseException) -> int:
     """Report what stopped a command as one line and return its exit code; re-raise a bug
     (with ``RLPAPERS_DEBUG``), a Click exception, and anything that is no ``Exception``."""
     if isinstance(error, RlpapersError):
-        report(message_for(error), "note" if isinstance(error, NotFoundError) else "error")
+        report(message_for(error))  # an unknown reference too: "error:", as `show` names it
         return exit_code_for(error)
     if isinstance(error, BrokenPipeError):
         _silence_stdout()
