@@ -68,19 +68,26 @@ HeaderOpt = Annotated[
 ]
 CategoryOpt = Annotated[
     list[str] | None,
-    typer.Option("--category", help="Keep papers whose category contains this (repeatable)."),
+    typer.Option("--category", help="Keep papers whose category contains this (repeatable: any)."),
 ]
 AuthorOpt = Annotated[
     list[str] | None,
-    typer.Option("--author", help="Keep papers with an author containing this (accents ignored)."),
+    typer.Option(
+        "--author",
+        help="Keep papers with an author containing this (accents ignored; repeatable: any).",
+    ),
 ]
 TopicOpt = Annotated[
     list[str] | None,
-    typer.Option("--topic", help="Keep papers whose topic (file header) contains this."),
+    typer.Option(
+        "--topic", help="Keep papers whose topic (file header) contains this (repeatable: any)."
+    ),
 ]
 SourceOpt = Annotated[
     list[str] | None,
-    typer.Option("--source", help="Keep papers from files whose name contains this."),
+    typer.Option(
+        "--source", help="Keep papers from files whose name contains this (repeatable: any)."
+    ),
 ]
 YearOpt = Annotated[
     str | None,
