@@ -172,6 +172,17 @@ def test_a_metadata_key_held_by_another_paper_is_an_error(seeds_copy):
     assert "already belongs to paper" in result.stderr and result.stderr.count("\n") == 1
 
 
+def test_a_metadata_key_that_is_another_papers_id_is_an_error(seeds_copy):
+    """Observed: ``qerl: {key: ID}`` with ID another paper's id was accepted; ``show ID``
+    (the id a user had printed) then found the other paper, since an id wins over a key."""
+    other = Library([seeds_copy]).get("zhan_tecrl").id
+    (seeds_copy / "metadata.yaml").write_text(f"qerl:\n  key: {other}\n")
+    result = run("--corpus", seeds_copy, "list", code=2)
+    assert "metadata.yaml:1" in result.stderr and f"is an id of paper {other}" in result.stderr
+    (seeds_copy / "metadata.yaml").write_text(f"qerl:\n  key: {other.upper()}\n")
+    run("--corpus", seeds_copy, "list", code=2)  # ids are found in any case
+
+
 def test_a_metadata_key_wins_for_its_paper_and_the_old_key_still_resolves(seeds_copy):
     lib = Library([seeds_copy])
     qerl = lib.get("qerl")

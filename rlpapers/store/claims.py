@@ -62,6 +62,14 @@ def claim_keys(ledger: IdentityLedger, pairs: list[tuple[str, Override]]) -> Non
                 source.source,
                 source.line,
             )
+        named = ledger.resolve(key)  # an id wins over a key in lookups: it would hide the key
+        if named is not None and named != pid:
+            raise ParseError(
+                f"key {key!r} is an id of paper {named}: a key must not name another paper; "
+                "choose another",
+                source.source,
+                source.line,
+            )
         ledger.give_key(pid, key)
 
 
