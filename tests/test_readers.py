@@ -98,6 +98,28 @@ def test_record_identity_order():
     assert Record(title="T", doi="10.1/x").paper_id() == paper_id("doi:10.1/x")
 
 
+PLACEHOLDER_BIB = """@article{smith2020deep, title={Deep Exploration via Bootstrapped Value
+  Functions}, author={Smith, John}, year={2020}, abstract={No abstract available.}}
+
+@inproceedings{brown2021curiosity, title={Curiosity Driven Skill Discovery}, author={Brown,
+  Alice}, year={2021}, abstract={[No abstract available]}}
+
+@misc{lee2022, title={Short}, author={Lee, Ann}, abstract={N/A}}
+"""
+
+
+def test_a_placeholder_abstract_is_no_abstract():
+    """Observed: two ACM entries whose abstract was "No abstract available." were one paper
+    (named by that text), one key finding the other's paper. A stand-in for an abstract names
+    nothing: each entry is named as an entry without one is."""
+    records = read_text(PLACEHOLDER_BIB, "acm.bib")
+    assert [r.abstract for r in records] == ["", "", ""]
+    assert len({r.paper_id() for r in records}) == 3
+    assert records[0].paper_id() == Record(key="smith2020deep", title="x").paper_id()
+    kept = Record(title="T", abstract="No abstract is available for the method we propose.")
+    assert kept.abstract  # a sentence that merely begins like one is an abstract
+
+
 def test_to_paper_keeps_what_a_paper_holds():
     (record,) = read_quiet(ZOTERO, "refs.bib")
     paper = record.to_paper()

@@ -46,6 +46,10 @@ class Record:
     source: str = field(default="", compare=False)
     line: int = field(default=0, compare=False)
 
+    def __post_init__(self) -> None:
+        if self.abstract and is_placeholder(self.abstract):  # "No abstract available."
+            object.__setattr__(self, "abstract", "")
+
     def identity(self) -> str:
         """What names this paper when it has no abstract to be named by, in this order: its
         DOI, its arXiv id, the file's own key, its normalised title and first author."""
@@ -97,6 +101,37 @@ class Record:
             line=self.line,
             sources=(f"{self.source}:{self.line}",),
         )
+
+
+#: What exports write where an entry has no abstract (ACM, IEEE, Scopus, Zotero notes), as
+#: lower-case words: such a text names no paper (entries sharing it were one paper).
+PLACEHOLDERS = frozenset(
+    {
+        "",
+        "abstract",
+        "abstract not available",
+        "abstract unavailable",
+        "n a",
+        "na",
+        "no abstract",
+        "no abstract available",
+        "no abstract provided",
+        "none",
+        "not applicable",
+        "not available",
+        "null",
+        "tba",
+        "tbd",
+    }
+)
+
+
+def is_placeholder(abstract: str) -> bool:
+    """Whether an entry's abstract is only a stand-in for none (``[No abstract available]``,
+    ``N/A``, ``-``): compared as its lower-case words, once it is short enough to be one."""
+    if len(abstract) > 40:
+        return False
+    return " ".join(re.findall(r"[^\W_]+", abstract.lower())) in PLACEHOLDERS
 
 
 def title_identity(title: str, authors: tuple[str, ...]) -> str:
