@@ -299,6 +299,21 @@ def test_ris_with_crlf_and_bom():
     assert second.key == ""  # a record number is not a citation key
 
 
+def test_numbered_record_labels_are_not_keys():
+    """Observed: RIS ``ID  - ref1``, ``ref2``… (labels an export numbers anew) were taken as
+    keys, so deleting one record and exporting again moved each label, with the id it named,
+    to the next paper. A label is not a key; a key with a number in it still is."""
+    from rlpapers.readers.record import safe_key
+
+    for label in ("ref1", "REF_12", "item-3", "ITEM-1", "r7", "rec004", "b12", "42"):
+        assert safe_key(label, needs_letter=True) == "", label
+    for key in ("smith2021", "ref2020survey", "lee2020", "r2d2", "item_response"):
+        assert safe_key(key, needs_letter=True) == key, key
+    text = "TY  - JOUR\nID  - ref1\nTI  - Deep Exploration\nAU  - Smith, John\nER  - \n"
+    (record,) = read_quiet(text, "endnote.ris")
+    assert record.key == "" and record.identity().startswith("title:")
+
+
 def test_ris_records_without_er_lines_are_kept():
     text = "TY  - GEN\nTI  - A\nTY  - GEN\nTI  - B\nER  -\nTY  - GEN\nTI  - C\n"
     records, found = read_warned(text, "open.ris")

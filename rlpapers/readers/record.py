@@ -238,16 +238,21 @@ def keywords_of(value: object) -> tuple[str, ...]:
 
 def safe_key(value: object, needs_letter: bool = False) -> str:
     """``value`` if it is a safe citation key (``keys.SAFE_KEY``), else empty. A record
-    number (``12``, as EndNote writes RIS ids) or a link (a Zotero item's CSL-JSON id) is not
-    a key: ``needs_letter`` refuses those too."""
+    number (``12``, as EndNote writes RIS ids; ``ref3``, ``ITEM-1``: a label an export numbers
+    anew each time) or a link (a Zotero item's CSL-JSON id) is not a key: ``needs_letter``
+    refuses those too."""
     from ..keys import SAFE_KEY
 
     key = one_line(value).strip()
     if not key or not SAFE_KEY.fullmatch(key):
         return ""
-    if needs_letter and (not re.search(r"[A-Za-z]", key) or "//" in key):
+    if needs_letter and (not re.search(r"[A-Za-z]", key) or "//" in key or _NUMBERED.match(key)):
         return ""
     return key
+
+
+#: A record label an export numbers in order: ``ref1``, ``REF_12``, ``item-3``, ``r7``.
+_NUMBERED = re.compile(r"(?:ref|rec|record|item|entry|cit|bib|id|no|n|r|b)[-_:.]?\d+$", re.I)
 
 
 #: The note rlpapers' BibTeX exporter adds, naming the places an abstract (or an entry without
