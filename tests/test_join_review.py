@@ -73,6 +73,26 @@ def test_a_corrected_doi_by_the_same_first_author_still_joins_by_key(corpus):
     assert joined["sources"] == ["papers.txt:5", "refs.bib:1"]
 
 
+def test_another_paper_by_the_same_first_author_under_the_papers_key_is_refused(corpus):
+    """Observed: a Google Scholar entry for another 2025 paper by Zhan, whose Scholar-shaped
+    key was the text paper's rlpapers key, was joined to it (its title unsearchable, its DOI
+    lost). An entry whose DOI and title both differ from the text paper's is another paper:
+    its key is refused as any key another paper holds."""
+    (corpus / "metadata.yaml").write_text(
+        "zhan_tecrl:\n  doi: 10.1234/tecrl\n  title: Trajectory Entropy-Constrained RL\n"
+        "  key: zhan2025tecrl\n",
+        encoding="utf-8",
+    )
+    before = _ids_keys(corpus)
+    other = ZHAN.replace("KEY", "zhan2025tecrl").replace("TECRL}", "OTHER}")
+    other = other.replace("Trajectory Entropy-Constrained {RL}", "Sparse Critics for Offline RL")
+    _write(corpus / "refs.bib", other)
+    err = run("--corpus", corpus, "list", code=2).stderr
+    assert "refs.bib:1" in err and "'zhan2025tecrl' already belongs to paper" in err
+    (corpus / "refs.bib").unlink()
+    assert _ids_keys(corpus) == before
+
+
 def test_pinned_keys_and_a_new_data_folder_give_the_joined_paper_back(corpus, isolated):
     """`keys --pin` after a join, then a new data folder (a new machine): one record, the same
     id and key, both sources; the text paper's former key still finds it."""

@@ -9,7 +9,8 @@ listing both places, under one paper id and key. An entry is joined to a text pa
   edited meanwhile and continues that paper: ``grouped``), or
 - the entry is new to the ledger, its own key is the text paper's current key and its first
   author is the text paper's (a joined entry whose DOI, and so its content id, was corrected:
-  ``Joining._keyed_joins``; an entry by another first author is another paper, and its key is
+  ``Joining._keyed_joins``; an entry by another first author, or whose DOI and real title
+  both differ from those metadata gives the text paper, is another paper, and its key is
   refused as any key another paper holds), or
 - one of the two is new to the ledger (no id yet, not an edit, not an entry whose key names an
   absent paper) and they share a DOI, an arXiv id, or a real title and first author
@@ -226,9 +227,11 @@ class Joining:
         joined = grouped(ids, biblio)
         if not fresh or not biblio or len(biblio) == len(ids):
             return joined
-        for entry, text in self._keyed_joins(ids, fresh, biblio, joined, pinned).items():
-            joined[entry], ids[entry] = text, ids[text]
         texts = self._text_names(cids, ids, biblio, set(joined.values()), overrides, fresh)
+        keyed = self._keyed_joins(ids, fresh, biblio, joined, pinned)
+        for entry, text in _uncontradicted(keyed, texts, self._first_rows(list(keyed))).items():
+            joined[entry], ids[entry] = text, ids[text]
+            texts.pop(text, None)
         if not texts:
             return joined
         shared = {ids[t] for t in joined.values()}
@@ -368,3 +371,25 @@ class Joining:
                 if row["id"] in mine:
                     out.setdefault(row["id"], row)
         return out
+
+
+def _uncontradicted(
+    pairs: dict[str, str], texts: dict[str, list[str]], rows: dict[str, dict[str, Any]]
+) -> dict[str, str]:
+    """The keyed (entry, text) pairs that their names leave standing: an entry whose DOI and
+    real title both differ from those metadata gives the text paper is another paper (a
+    Google Scholar key is shaped like rlpapers' own, so another paper by the same first author
+    and year may bring the same key), whatever its key says; one name differing (a corrected
+    DOI, a corrected title) is the same paper."""
+
+    def differ(mine: list[str], theirs: list[str], kind: str) -> bool:
+        a = {n for n in mine if n.startswith(kind)}
+        b = {n for n in theirs if n.startswith(kind)}
+        return bool(a) and bool(b) and a.isdisjoint(b)
+
+    out = {}
+    for entry, text in pairs.items():
+        mine, theirs = row_identities(rows.get(entry, {})), texts.get(text, [])
+        if not (differ(mine, theirs, "doi:") and differ(mine, theirs, "title:")):
+            out[entry] = text
+    return out
