@@ -157,11 +157,22 @@ def test_unbalanced_braces_lose_only_their_entry():
     assert len(found) == 1 and found[0].startswith("b.bib:2: entry not read (")
 
 
-def test_duplicate_keys_warn_and_keep_the_entry_without_the_key():
-    text = "@misc{k, title={One}}\n\n@misc{k, title={Two}}\n"
-    records, found = read_warned(text, "d.bib")
-    assert [(r.title, r.key) for r in records] == [("One", "k"), ("Two", "")]
-    assert found == ["d.bib:3: duplicate key 'k' (first at line 1); this entry is kept without it"]
+def test_a_key_two_different_entries_give_is_neither_s():
+    """Observed: the first of two entries with one key kept it (and the id it names), so
+    re-sorting the file, or deleting the first, moved the key and the id to the other paper.
+    Different entries under one key now all lose it; copies of one entry all keep it."""
+    one = "@misc{k, title={One}, author={Smith, John}}"
+    two = "@misc{k, title={Two}, author={Brown, Alice}}"
+    records, found = read_warned(f"{one}\n\n{two}\n", "d.bib")
+    assert [(r.title, r.key) for r in records] == [("One", ""), ("Two", "")]
+    assert found == [
+        "d.bib:3: duplicate key 'k' (first at line 1); another entry: neither keeps the key"
+    ]
+    swapped, _ = read_warned(f"{two}\n\n{one}\n", "d.bib")
+    assert {r.title: r.paper_id() for r in swapped} == {r.title: r.paper_id() for r in records}
+    copies, found = read_warned(f"{one}\n\n{one.replace('One', '{O}ne')}\n", "d.bib")
+    assert [r.key for r in copies] == ["k", "k"] and copies[0].paper_id() == copies[1].paper_id()
+    assert found == ["d.bib:3: duplicate key 'k' (first at line 1); a copy of that entry"]
 
 
 def test_crossref_fills_missing_fields_and_is_bounded():

@@ -31,6 +31,7 @@ from .record import (
     own_notes,
     person,
     safe_key,
+    title_identity,
     warn,
     year_of,
 )
@@ -75,6 +76,31 @@ def read(text: str, source: str) -> list[Record]:
         record = _record(entry, fields, source)
         if record is not None:
             records.append(record)
+    return _shared_keys(records, source)
+
+
+def _shared_keys(records: list[Record], source: str) -> list[Record]:
+    """Entries of one file that give one key: copies of one entry (the same title and first
+    author) all keep it, so they are one paper; different entries all lose it, each named by
+    its DOI, arXiv id or title instead. Either way which entry comes first decides nothing (the
+    first keeping the key made re-sorting a file, or deleting a duplicate, move the key and the
+    id it names to another paper)."""
+    from dataclasses import replace
+
+    groups: dict[str, list[int]] = {}
+    for i, record in enumerate(records):
+        if record.key:
+            groups.setdefault(record.key.lower(), []).append(i)
+    for at in (found for found in groups.values() if len(found) > 1):
+        first = records[at[0]]
+        same = len({title_identity(records[i].title, records[i].authors[:1]) for i in at}) == 1
+        for i in at[1:]:
+            what = f"duplicate key {first.key!r} (first at line {first.line})"
+            end = "a copy of that entry" if same else "another entry: neither keeps the key"
+            warn(source, records[i].line, f"{what}; {end}")
+        if not same:
+            for i in at:
+                records[i] = replace(records[i], key="")
     return records
 
 
@@ -100,15 +126,12 @@ def _entries(text: str, source: str) -> list[_Entry]:
     seen: dict[str, int] = {}
     out = []
     for block, line in _blocks(text, source):
-        keep_key = True
         if isinstance(block, DuplicateBlockKeyBlock):
             previous = seen.get(block.key.lower())
             where = f" (first at line {previous})" if previous else ""
-            what = f"duplicate key {block.key!r}{where}"
-            block, keep_key = block.ignore_error_block, False
-            if isinstance(block, Entry):
-                warn(source, line, f"{what}; this entry is kept without it")
-            else:
+            block = block.ignore_error_block
+            if not isinstance(block, Entry):  # an entry's is settled in ``_shared_keys``
+                what = f"duplicate key {block.key!r}{where}"
                 warn(source, line, f"{what}; the later definition is used")
         elif isinstance(block, DuplicateFieldKeyBlock):
             names = ", ".join(sorted(block.duplicate_keys))
@@ -123,8 +146,8 @@ def _entries(text: str, source: str) -> list[_Entry]:
         elif isinstance(block, Entry):
             key = str(block.key or "")
             seen.setdefault(key.lower(), line)
-            safe = safe_key(key) if keep_key else ""
-            if keep_key and key and not safe:
+            safe = safe_key(key)
+            if key and not safe:
                 warn(source, line, f"key {key[:60]!r} is not a safe citation key; not kept")
             fields = _fields(block, strings, source, line)
             out.append(_Entry(safe, str(block.entry_type).lower(), line, fields))
