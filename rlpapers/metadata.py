@@ -49,8 +49,9 @@ def load_yaml(path: Path) -> Any:
     return _document(path)[0]
 
 
-def _document(path: Path) -> tuple[Any, dict[str, int]]:
-    """``load_yaml``'s value and the line of each top-level key, from one parse. libyaml's
+def _document(path: Path) -> tuple[Any, dict[Any, int]]:
+    """``load_yaml``'s value and the line of each top-level key (and, by (key, field), of
+    each field of a mapping under it), from one parse. libyaml's
     parser (PyYAML's C binding) is used where PyYAML was built with it: a 480 KB metadata file
     takes a tenth of the pure-Python parser's time. A file libyaml refuses is read again by the
     pure-Python parser, which accepts a little more (a ``"\\uDC80"`` escape), so both read
@@ -77,7 +78,7 @@ def _document(path: Path) -> tuple[Any, dict[str, int]]:
         ) from None
 
 
-def _parsed(text: str, loader: Any, path: Path) -> tuple[Any, dict[str, int]]:
+def _parsed(text: str, loader: Any, path: Path) -> tuple[Any, dict[Any, int]]:
     import yaml
 
     node = yaml.compose(text, Loader=loader)
@@ -85,9 +86,13 @@ def _parsed(text: str, loader: Any, path: Path) -> tuple[Any, dict[str, int]]:
         return None, {}
     _check_expansion(node, 2 * len(text) + ALIAS_GROWTH, path)
     value = loader(text).construct_document(node)
-    lines = {}
+    lines: dict[Any, int] = {}
     if isinstance(node, yaml.MappingNode):
-        lines = {str(key.value): key.start_mark.line + 1 for key, _ in node.value}
+        for key, entry in node.value:
+            lines[str(key.value)] = key.start_mark.line + 1
+            if isinstance(entry, yaml.MappingNode):  # each field's own line, for its errors
+                for name, _ in entry.value:
+                    lines[(str(key.value), str(name.value))] = name.start_mark.line + 1
     return value, lines
 
 
@@ -202,13 +207,16 @@ def read_metadata(path: Path) -> Metadata:
         line = lines.get(str(target), 0) or None
         if not isinstance(values, dict):
             raise ParseError(f"entry {target!r} must be a mapping of fields", str(path), line)
+        at = {str(name): lines.get((str(target), str(name)), line) for name in values}
         unknown = sorted(set(values) - FIELDS)
         if unknown:
             known = ", ".join(sorted(FIELDS))
             raise ParseError(
-                f"unknown field {unknown[0]!r} for {target!r} (known: {known})", str(path), line
+                f"unknown field {unknown[0]!r} for {target!r} (known: {known})",
+                str(path),
+                at.get(str(unknown[0]), line),
             )
-        overrides.append(Override(str(target), _checked(values, path, line), str(path), line or 0))
+        overrides.append(Override(str(target), _checked(values, path, at), str(path), line or 0))
     return Metadata(_encoding(data, lines, path), tuple(overrides))
 
 
@@ -216,9 +224,11 @@ def read_overrides(path: Path) -> list[Override]:
     return list(read_metadata(path).overrides)
 
 
-def _checked(values: dict[str, Any], path: Path, line: int | None) -> dict[str, Any]:
+def _checked(values: dict[str, Any], path: Path, at: dict[str, int | None]) -> dict[str, Any]:
+    """The fields checked and made plain; ``at``: each field's line, for its error."""
     out: dict[str, Any] = {}
     for name, value in values.items():
+        line = at.get(str(name))
         if name == "year":
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ParseError(f"year must be a whole number, not {value!r}", str(path), line)
@@ -256,7 +266,7 @@ def _safe_key(value: Any, path: Path, line: int | None) -> str:
     return str(value)
 
 
-def _encoding(data: dict[Any, Any], lines: dict[str, int], path: Path) -> str | None:
+def _encoding(data: dict[Any, Any], lines: dict[Any, int], path: Path) -> str | None:
     """The ``encoding:`` a metadata file sets for its corpus file(s), checked, or None."""
     from .parse.text import text_codec
 

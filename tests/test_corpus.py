@@ -130,7 +130,16 @@ def test_invalid_metadata_yaml_names_file_and_line(seeds_copy):
 
 def test_unknown_metadata_field_is_an_error_with_line(seeds_copy):
     (seeds_copy / "metadata.yaml").write_text("qerl:\n  year: 2025\npcl:\n  colour: red\n")
-    with pytest.raises(ParseError, match=r"metadata\.yaml:3: unknown field 'colour'"):
+    with pytest.raises(ParseError, match=r"metadata\.yaml:4: unknown field 'colour'"):
+        load_corpus([seeds_copy])
+
+
+def test_a_bad_field_is_named_by_its_own_line(seeds_copy):
+    """Observed: ``year: 20245`` three lines into an entry was reported at the entry's line."""
+    (seeds_copy / "metadata.yaml").write_text(
+        "qerl:\n  venue: ICLR\n  note: fine\n  year: 20245\n", encoding="utf-8"
+    )
+    with pytest.raises(ParseError, match=r"metadata\.yaml:4: year 20245 is out of range"):
         load_corpus([seeds_copy])
 
 

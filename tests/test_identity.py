@@ -196,7 +196,7 @@ def test_unsafe_metadata_keys_are_an_error_naming_the_line(seeds_copy, key):
     (seeds_copy / "metadata.yaml").write_text(
         f"pcl:\n  year: 2024\nqerl:\n  key: {json.dumps(key)}\n"
     )
-    with pytest.raises(ParseError, match=r"metadata\.yaml:3: key .* is not a safe citation key"):
+    with pytest.raises(ParseError, match=r"metadata\.yaml:4: key .* is not a safe citation key"):
         assert Library([seeds_copy]).papers
 
 
