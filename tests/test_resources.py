@@ -77,7 +77,7 @@ def test_a_year_out_of_range_is_exit_2_naming_file_and_line(corpus, year):
     (corpus / "metadata.yaml").write_text(f"# years\npreference:\n  year: {year}\n")
     for command in (["search", "reward"], ["stats"], ["similar", "preference"], ["list"]):
         result = run("--corpus", corpus, *command, code=2)
-        assert f"metadata.yaml:2: year {year} is out of range: give one from 1 to 9999" in (
+        assert f"metadata.yaml:3: year {year} is out of range: give one from 1 to 9999" in (
             result.stderr
         )
     (corpus / "metadata.yaml").write_text("preference:\n  year: 9999\n")
