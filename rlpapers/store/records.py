@@ -1,20 +1,109 @@
-"""Records as the store keeps them: JSON text of a paper's fields, read back as a ``Paper``.
+"""Records as the store keeps them, and read back as a ``Paper``.
+
+A record is one BLOB: a short JSON head, a NUL byte, then the rest of the record compressed::
+
+    ["topic", ["categories"], ["authors"], year, "venue", ["tags"], backslash] \\0 zlib(JSON)
+
+The head holds the fields ``stats`` counts (``FACETS``) and whether the abstract holds a
+backslash (the LaTeX filter reads only those abstracts), so counting reads no abstract: SQL cuts
+the heads off (``HEAD_SQL``) and one ``json.loads`` reads them all. The rest is the record's
+other fields, those at their default left out, compressed with zlib and a preset dictionary
+(``records.zdict``: common words of abstracts and the field names), which takes a record from
+1.9 KB of JSON to about 0.75 KB. The dictionary is part of the format (the store's ``VERSION``
+guards it; zlib checks each row's dictionary checksum, and its adler32 checks the text), so a
+damaged row is told from a record and heals like any other damage.
 
 The store's reads, its lookups and its refresh all decode records here; none of them imports
 the store package itself for it."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+import zlib
+from dataclasses import MISSING, fields
+from functools import cache
+from itertools import chain
+from pathlib import Path
 from typing import Any
 
 from ..model import Paper
 from .db import Garbled, loads
 
+#: The fields of a record's head, in order (the fields ``stats`` counts); the head's last
+#: element says whether the abstract holds a backslash.
+FACETS = ("topic", "categories", "authors", "year", "venue", "tags")
+_LISTS = frozenset({"categories", "authors", "tags"})
+_DEFAULTS = {f.name: f.default for f in fields(Paper) if f.default is not MISSING}
+LEVEL = 6  # zlib's default: 1 is 10% larger for 30% less time, 9 no smaller
+#: SQL for a record's head as text ('' for a row that has none).
+HEAD_SQL = "CAST(substr(data, 1, instr(data, x'00') - 1) AS TEXT)"
 
-def paper_of(data: str) -> Paper:
-    """A record as the store keeps it (JSON text) back as a Paper; ``Garbled`` when it is no
-    paper's record."""
-    return stored_paper(loads(data, dict, "record"))
+
+@cache
+def zdict() -> bytes:
+    """The preset dictionary (``benchmarks/records_zdict.py`` wrote it; never changed under a
+    stored row: see the module docstring)."""
+    return Path(__file__).with_name("records.zdict").read_bytes()
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """A record (``Paper.to_dict()``) as the store keeps it."""
+    head = [record[name] for name in FACETS]
+    head.append("\\" in record["abstract"])
+    rest = {
+        name: value
+        for name, value in record.items()
+        if name not in FACETS and _DEFAULTS.get(name, MISSING) != value
+    }
+    packer = zlib.compressobj(LEVEL, zdict=zdict())
+    body = packer.compress(_json(rest)) + packer.flush()
+    return _json(head) + b"\0" + body
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def paper_of(data: Any) -> Paper:
+    """A record as the store keeps it back as a Paper; ``Garbled`` when it is no paper's
+    record."""
+    row = _rest(data)
+    head = _head(data)
+    row.update(zip(FACETS, head, strict=False))
+    return stored_paper(row)
+
+
+def text_of(data: Any) -> tuple[str, str]:
+    """A stored record's title and abstract, the rest of it not read; ``Garbled`` when it has
+    no text in them."""
+    rest = _rest(data)
+    title, abstract = rest.get("title", ""), rest.get("abstract")
+    if type(title) is not str or type(abstract) is not str:
+        raise Garbled("garbled record (no title or abstract text)")
+    return title, abstract
+
+
+def _head(data: bytes) -> list[Any]:
+    head = loads(data[: data.index(b"\0")], list, "record")
+    if len(head) != len(FACETS) + 1:
+        raise Garbled("garbled record (a head of another length)")
+    return head
+
+
+def _rest(data: Any) -> dict[str, Any]:
+    """The record's fields but its head's (``Garbled`` for anything else)."""
+    if type(data) is not bytes or b"\0" not in data:
+        raise Garbled("garbled record (not a stored record)")
+    unpacker = zlib.decompressobj(zdict=zdict())
+    try:
+        text = unpacker.decompress(data[data.index(b"\0") + 1 :])
+    except zlib.error as error:
+        raise Garbled(f"garbled record ({error})") from None
+    if not unpacker.eof or unpacker.unused_data:
+        raise Garbled("garbled record (its compressed text is cut or followed by more)")
+    row: dict[str, Any] = loads(text, dict, "record")
+    return row
 
 
 def stored_paper(row: dict[str, Any]) -> Paper:
@@ -23,3 +112,55 @@ def stored_paper(row: dict[str, Any]) -> Paper:
         return Paper.from_dict(row)
     except ValueError as error:
         raise Garbled(f"garbled record ({error})") from None
+
+
+def head_columns(heads: str | None, count: int) -> dict[str, tuple[Any, ...]]:
+    """The heads of ``count`` records, given as one JSON list of them (``HEAD_SQL`` joined by
+    commas in brackets; None for no record), as one tuple of values per field of ``FACETS``
+    plus ``backslash``; ``Garbled`` unless each head is one a record has."""
+    rows = loads(heads or "[]", list, "record heads")
+    names = (*FACETS, "backslash")
+    if len(rows) != count or not set(map(type, rows)) <= {list}:
+        raise Garbled("garbled record (a head that is not one)")
+    if not set(map(len, rows)) <= {len(names)}:
+        raise Garbled("garbled record (a head of another length)")
+    columns = dict(zip(names, zip(*rows, strict=True), strict=True)) if rows else {}
+    columns = {name: columns.get(name, ()) for name in names}
+    for name, kinds in _KINDS.items():
+        values = columns[name]
+        if name in _LISTS:
+            if not set(map(type, values)) <= {list}:
+                raise Garbled(f"garbled record ({name} is not a list)")
+            values = tuple(chain.from_iterable(values))
+        if not set(map(type, values)) <= kinds:
+            raise Garbled(f"garbled record ({name} of another type)")
+    return columns
+
+
+_KINDS: dict[str, set[type]] = {
+    "topic": {str},
+    "categories": {str},
+    "authors": {str},
+    "year": {int, type(None)},
+    "venue": {str},
+    "tags": {str},
+    "backslash": {bool},
+}
+
+
+def reencode(con: sqlite3.Connection) -> None:
+    """Bring the records of a store of schema 5 (JSON text) to this encoding, in place: the
+    ids, keys and texts stay (a ledger from before fingerprints learns from them). A row that
+    is no record's is ``Garbled``: the store is rebuilt, as any damaged one."""
+    last = -1
+    while True:
+        rows = con.execute(
+            "SELECT rowid, data FROM records WHERE rowid > ? ORDER BY rowid LIMIT 1000", (last,)
+        ).fetchall()
+        if not rows:
+            return
+        con.executemany(
+            "UPDATE records SET data = ? WHERE rowid = ?",
+            [(encode(stored_paper(loads(data, dict, "record")).to_dict()), n) for n, data in rows],
+        )
+        last = rows[-1][0]
