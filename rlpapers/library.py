@@ -307,18 +307,15 @@ class Library:
         return {"papers": counts["papers"], "files": len(self.files), **counts}
 
     def _stats(self, terms: int) -> dict[str, Any]:
-        from .index import count_by
+        """The statistics computed: the counted fields read from the records' heads (no
+        abstract decoded), the terms from the search view."""
+        from .index import count_columns
 
-        papers = self.papers
+        columns = self.store.heads()
         return {
-            "papers": len(papers),
-            "topics": count_by(papers, "topic"),
-            "categories": count_by(papers, "categories"),
-            "authors": count_by(papers, "authors"),
-            "years": count_by(papers, "year"),
-            "venues": count_by(papers, "venue"),
-            "tags": count_by(papers, "tags"),
-            "terms": self.index.healing(lambda: self.index.distinctive_terms(terms, papers)),
+            "papers": len(columns["topic"]),
+            **count_columns(columns),
+            "terms": self.index.healing(lambda: self.index.distinctive_terms(terms, latex=False)),
         }
 
     def status(self) -> dict[str, Any]:

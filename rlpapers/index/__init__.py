@@ -44,6 +44,7 @@ from .ranking import rerank
 from .schema import BOOSTS
 from .snippets import make_snippet, query_terms, snippet_or_opening
 from .stats import count_by as count_by
+from .stats import count_columns as count_columns
 from .stats import stats_from_json as stats_from_json
 from .view import Progress, View
 
@@ -360,19 +361,20 @@ class Index:
 
     # --- statistics ---------------------------------------------------------------------------
 
-    def distinctive_terms(
-        self, number: int = 20, papers: Iterable[Paper] | None = None
-    ) -> list[tuple[str, float]]:
+    def distinctive_terms(self, number: int = 20, latex: bool = True) -> list[tuple[str, float]]:
         """The abstracts' ``number`` most distinctive terms (tf-idf), each shown as its
-        commonest spelling; given the ``papers``, without LaTeX command names (``stats``)."""
+        commonest spelling; without ``latex``, without LaTeX command names (``stats``: the
+        abstracts that hold a backslash are read from the store, the others only as far as
+        the filter needs)."""
         reader = self.searcher.reader()
         vocab = self.store.vocabulary()
-        if papers is None:
+        if latex:
             return stats.distinctive_terms(reader, vocab, number)
-        papers = list(papers)
-        return stats.without_latex(stats.distinctive_terms(reader, vocab, number * 2), papers)[
-            :number
-        ]
+        found = stats.distinctive_terms(reader, vocab, number * 2)
+        store = self.store
+        return store.reading(
+            lambda: stats.without_latex(found, store.abstracts(backslashed=True), store.abstracts())
+        )[:number]
 
 
 def _version() -> str:

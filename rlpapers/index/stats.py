@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from math import log
 from typing import Any
 
@@ -18,7 +19,39 @@ def count_by(papers: Iterable[Paper], attribute: str) -> list[tuple[str, int]]:
     for paper in papers:
         value = getattr(paper, attribute)
         counter.update(value if isinstance(value, tuple) else [value] if value else [])
+    return ranked(counter)
+
+
+def ranked(counter: Counter[Any]) -> list[tuple[Any, int]]:
+    """A counter's values with their counts, commonest first, then alphabetically."""
     return sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+#: Each list of a statistics result with the record field it counts.
+COUNTS = {
+    "topics": "topic",
+    "categories": "categories",
+    "authors": "authors",
+    "years": "year",
+    "venues": "venue",
+    "tags": "tags",
+}
+
+_LISTS = frozenset({"categories", "authors", "tags"})  # the fields of several values
+
+
+def count_columns(columns: dict[str, tuple[Any, ...]]) -> dict[str, list[tuple[Any, int]]]:
+    """What ``count_by`` gives for each list of ``COUNTS``, from each field's values (one per
+    paper: a list for a field of several values) as the store's record heads give them: each
+    element of a list counted, a single value only when it is set."""
+    out = {}
+    for name, field in COUNTS.items():
+        values = columns[field]
+        if field in _LISTS:
+            out[name] = ranked(Counter(chain.from_iterable(values)))
+        else:
+            out[name] = ranked(Counter(filter(None, values)))
+    return out
 
 
 #: The lists of a statistics result: (value, count) pairs, and (term, score) for ``terms``.
@@ -107,18 +140,19 @@ def _field_items(reader: Any, field: str) -> Iterator[tuple[Any, Any]]:
 
 
 def without_latex(
-    terms: list[tuple[str, float]], papers: Sequence[Paper]
+    terms: list[tuple[str, float]], backslashed: Iterable[str], abstracts: Iterable[str]
 ) -> list[tuple[str, float]]:
     """``terms`` without LaTeX command names (``sigma`` from ``$\\sigma_k$``, ``mathcal``): words
-    that stand as ``\\word`` in at least half the abstracts that contain them."""
+    that stand as ``\\word`` in at least half the abstracts that contain them. ``backslashed``:
+    the abstracts that hold a backslash; ``abstracts``: all of them, read only as far as needed
+    (in any order: the answer is the same)."""
     wanted = {word.lower() for word, _ in terms}
     as_command: Counter[str] = Counter()
-    with_backslash = [p.abstract for p in papers if "\\" in p.abstract]
-    for abstract in with_backslash:
+    for abstract in backslashed:
         as_command.update({c.lower() for c in re.findall(r"\\([A-Za-z]+)", abstract)} & wanted)
     if not as_command:
         return terms
-    anywhere = _counted_until_kept(as_command, papers)
+    anywhere = _counted_until_kept(as_command, abstracts)
     return [
         (w, s)
         for w, s in terms
@@ -126,15 +160,15 @@ def without_latex(
     ]
 
 
-def _counted_until_kept(as_command: Counter[str], papers: Sequence[Paper]) -> Counter[str]:
+def _counted_until_kept(as_command: Counter[str], abstracts: Iterable[str]) -> Counter[str]:
     """For each word, the abstracts it stands in as a whole word, counted until it stands in
     more than twice the abstracts it is a command in (it is kept then, whatever the rest say):
     a common word (``text`` of ``\\text{}``) is decided in the first few hundred abstracts."""
     whole = {w: re.compile(rf"(?<![a-z]){w}(?![a-z])") for w in as_command}
     pending = set(as_command)
     anywhere: Counter[str] = Counter()
-    for paper in papers:
-        lowered = paper.abstract.lower()
+    for abstract in abstracts:
+        lowered = abstract.lower()
         for word in [w for w in pending if w in lowered and whole[w].search(lowered)]:
             anywhere[word] += 1
             if anywhere[word] > 2 * as_command[word]:

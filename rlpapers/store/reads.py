@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..model import Paper
 from .db import Garbled, busy, chunks, damaged, loads
 from .files import CORPUS
-from .records import paper_of
+from .records import HEAD_SQL, head_columns, paper_of, text_of
 
 if TYPE_CHECKING:
     from ..errors import IndexBusyError
@@ -95,6 +95,27 @@ class Reads:
                 if not replaced:
                     self.heal(error)
                 skip = frozenset(given)
+
+    def heads(self) -> dict[str, tuple[Any, ...]]:
+        """Every record's head (``records.FACETS`` and ``backslash``), one tuple of values per
+        field, the records in no particular order: what ``stats`` counts, read in one query
+        and one ``json.loads``, without decoding any abstract."""
+        return self.reading(self._heads)
+
+    def _heads(self) -> dict[str, tuple[Any, ...]]:
+        count, heads = self.con.execute(
+            f"SELECT count(*), '[' || group_concat({HEAD_SQL}, ',') || ']' FROM records"
+        ).fetchone()
+        return head_columns(heads, count)
+
+    def abstracts(self, backslashed: bool = False) -> Iterator[str]:
+        """The records' abstracts in no particular order, each decoded when it is reached (a
+        reader may stop early); with ``backslashed``, only those that hold a backslash. Not
+        refreshed or healed: read it inside ``reading``."""
+        flag = f"CASE WHEN json_valid({HEAD_SQL}) THEN json_extract({HEAD_SQL}, '$[6]') END"
+        where = f" WHERE {flag}" if backslashed else ""
+        for (data,) in self.con.execute(f"SELECT data FROM records{where}"):
+            yield text_of(data)[1]
 
     def count(self) -> int:
         return self.reading(
