@@ -307,14 +307,15 @@ class Library:
         return {"papers": counts["papers"], "files": len(self.files), **counts}
 
     def _stats(self, terms: int) -> dict[str, Any]:
-        """The statistics computed: the counted fields read from the records' heads (no
-        abstract decoded), the terms from the search view."""
-        from .index import count_columns
+        """The statistics computed: the fields counted from the records' heads (no abstract
+        decoded), the terms from the search view."""
+        from .index import ranked
+        from .index.stats import COUNTS
 
-        columns = self.store.heads()
+        papers, counts = self.store.head_counts()
         return {
-            "papers": len(columns["topic"]),
-            **count_columns(columns),
+            "papers": papers,
+            **{name: ranked(counts[field]) for name, field in COUNTS.items()},
             "terms": self.index.healing(lambda: self.index.distinctive_terms(terms, latex=False)),
         }
 

@@ -174,3 +174,23 @@ def test_the_counts_from_the_record_heads_are_count_by_over_the_papers(seeds_cop
     backslashed = [a for a in abstracts if "\\" in a]
     assert got["terms"] == without_latex(found, backslashed, abstracts)[:10]
     assert "mathcal" in [w for w, _ in found] and "mathcal" not in dict(got["terms"])
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xff" * 40,
+        b"\x00\x00\x00\x09\x00\x00\x00\x17abc",
+        b"\x00\x00\x00\x01\x00\x00\x00\x17" + b"\x00" * 30,
+    ],
+    ids=["negative lengths", "cut short", "a key shorter than its field's number"],
+)
+def test_a_damaged_terms_table_is_an_error_not_a_loop(data):
+    """The terms table read at once is checked entry by entry: damage raises (the view is
+    then rebuilt by ``Index.healing``), and never loops or reads past the table."""
+    import struct
+
+    from rlpapers.index.stats import _entries
+
+    with pytest.raises((ValueError, struct.error)):
+        list(_entries(data, b"\x00\x02"))

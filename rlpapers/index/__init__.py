@@ -44,7 +44,7 @@ from .ranking import rerank
 from .schema import BOOSTS
 from .snippets import make_snippet, query_terms, snippet_or_opening
 from .stats import count_by as count_by
-from .stats import count_columns as count_columns
+from .stats import ranked as ranked
 from .stats import stats_from_json as stats_from_json
 from .view import Progress, View
 

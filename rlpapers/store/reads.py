@@ -12,6 +12,7 @@ store holds the same records in the same order, since the ledger keeps their ids
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..model import Paper
 from .db import Garbled, busy, chunks, damaged, loads
 from .files import CORPUS
-from .records import HEAD_SQL, head_columns, paper_of, text_of
+from .records import HEAD_SQL, head_counts, paper_of, text_of
 
 if TYPE_CHECKING:
     from ..errors import IndexBusyError
@@ -96,17 +97,17 @@ class Reads:
                     self.heal(error)
                 skip = frozenset(given)
 
-    def heads(self) -> dict[str, tuple[Any, ...]]:
-        """Every record's head (``records.FACETS`` and ``backslash``), one tuple of values per
-        field, the records in no particular order: what ``stats`` counts, read in one query
-        and one ``json.loads``, without decoding any abstract."""
-        return self.reading(self._heads)
+    def head_counts(self) -> tuple[int, dict[str, Counter[Any]]]:
+        """The number of records, and for each field ``stats`` counts (``records.FACETS``)
+        how many records have each value: read from the records' heads in one query and one
+        ``json.loads``, without decoding any abstract."""
+        return self.reading(self._head_counts)
 
-    def _heads(self) -> dict[str, tuple[Any, ...]]:
+    def _head_counts(self) -> tuple[int, dict[str, Counter[Any]]]:
         count, heads = self.con.execute(
             f"SELECT count(*), '[' || group_concat({HEAD_SQL}, ',') || ']' FROM records"
         ).fetchone()
-        return head_columns(heads, count)
+        return head_counts(heads, count)
 
     def abstracts(self, backslashed: bool = False) -> Iterator[str]:
         """The records' abstracts in no particular order, each decoded when it is reached (a
@@ -171,18 +172,18 @@ class Reads:
         return self.reading(self._vocabulary)
 
     def _vocabulary(self) -> dict[str, int]:
-        total: dict[str, int] = {}
+        total: Counter[str] = Counter()
         files = self.con.execute("SELECT path, sha1 FROM files WHERE kind = ?", (CORPUS,))
         for path, sha1 in files.fetchall():
             row = self.con.execute(
                 "SELECT vocab FROM parses WHERE sha1 = ? AND name = ?",
                 (sha1, self.names.get(path) or Path(path).name),
             ).fetchone()
-            for word, n in loads(row[0] if row else "{}", dict, "vocabulary").items():
-                if type(n) is not int:
-                    raise Garbled("garbled vocabulary (a count that is no number)")
-                total[word] = total.get(word, 0) + n
-        return total
+            counts = loads(row[0] if row else "{}", dict, "vocabulary")
+            if not set(map(type, counts.values())) <= {int}:
+                raise Garbled("garbled vocabulary (a count that is no number)")
+            total.update(counts)
+        return dict(total)
 
     def keys(self) -> list[tuple[str, str, str]]:
         """(id, key, source file) of every record, in corpus order."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
+from collections import Counter
 from dataclasses import MISSING, fields
 from functools import cache
 from itertools import chain
@@ -114,27 +115,32 @@ def stored_paper(row: dict[str, Any]) -> Paper:
         raise Garbled(f"garbled record ({error})") from None
 
 
-def head_columns(heads: str | None, count: int) -> dict[str, tuple[Any, ...]]:
-    """The heads of ``count`` records, given as one JSON list of them (``HEAD_SQL`` joined by
-    commas in brackets; None for no record), as one tuple of values per field of ``FACETS``
-    plus ``backslash``; ``Garbled`` unless each head is one a record has."""
+def head_counts(heads: str | None, count: int) -> tuple[int, dict[str, Counter[Any]]]:
+    """The number of records, and for each field of ``FACETS`` how many records have each
+    value (each element of a list; a single value only when it is set), from the heads of
+    ``count`` records given as one JSON list of them (``HEAD_SQL`` joined by commas in
+    brackets; None for no record). ``Garbled`` unless each head is one a record has. Each
+    field is counted and checked in a few calls over all records, none of them per record."""
     rows = loads(heads or "[]", list, "record heads")
-    names = (*FACETS, "backslash")
     if len(rows) != count or not set(map(type, rows)) <= {list}:
         raise Garbled("garbled record (a head that is not one)")
-    if not set(map(len, rows)) <= {len(names)}:
+    if not set(map(len, rows)) <= {len(FACETS) + 1}:
         raise Garbled("garbled record (a head of another length)")
-    columns = dict(zip(names, zip(*rows, strict=True), strict=True)) if rows else {}
-    columns = {name: columns.get(name, ()) for name in names}
-    for name, kinds in _KINDS.items():
-        values = columns[name]
+    columns = list(zip(*rows, strict=True)) or [()] * (len(FACETS) + 1)
+    if not set(map(type, columns[-1])) <= {bool}:
+        raise Garbled("garbled record (a backslash flag that is none)")
+    counts: dict[str, Counter[Any]] = {}
+    for name, values in zip(FACETS, columns, strict=False):
         if name in _LISTS:
             if not set(map(type, values)) <= {list}:
                 raise Garbled(f"garbled record ({name} is not a list)")
-            values = tuple(chain.from_iterable(values))
-        if not set(map(type, values)) <= kinds:
+            counts[name] = Counter(chain.from_iterable(values))
+            values = tuple(counts[name])  # each value checked once
+        else:
+            counts[name] = Counter(filter(None, values))
+        if not set(map(type, values)) <= _KINDS[name]:
             raise Garbled(f"garbled record ({name} of another type)")
-    return columns
+    return count, counts
 
 
 _KINDS: dict[str, set[type]] = {
@@ -144,7 +150,6 @@ _KINDS: dict[str, set[type]] = {
     "year": {int, type(None)},
     "venue": {str},
     "tags": {str},
-    "backslash": {bool},
 }
 
 
