@@ -308,7 +308,8 @@ class Library:
 
     def _stats(self, terms: int) -> dict[str, Any]:
         """The statistics computed: the fields counted from the records' heads (no abstract
-        decoded), the terms from the search view."""
+        decoded), the terms from the search view, less the LaTeX command names the heads
+        name."""
         from .index import ranked
         from .index.stats import COUNTS
 
@@ -316,7 +317,9 @@ class Library:
         return {
             "papers": papers,
             **{name: ranked(counts[field]) for name, field in COUNTS.items()},
-            "terms": self.index.healing(lambda: self.index.distinctive_terms(terms, latex=False)),
+            "terms": self.index.healing(
+                lambda: self.index.distinctive_terms(terms, counts["commands"])
+            ),
         }
 
     def status(self) -> dict[str, Any]:

@@ -151,9 +151,7 @@ DAMAGED_BODIES = {
 DAMAGED_HEADS = {
     "a head that is not JSON": lambda d: b"[1," + d[d.index(b"\0") :],
     "a head of another length": lambda d: b"[]" + d[d.index(b"\0") :],
-    "a head of numbers as authors": lambda d: (
-        b'["t",[],[1,2],null,"",[],false]' + d[d.index(b"\0") :]
-    ),
+    "a head of numbers as authors": lambda d: b'["t",[],[1,2],null,"",[],[]]' + d[d.index(b"\0") :],
 }
 
 

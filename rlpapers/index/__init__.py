@@ -25,6 +25,7 @@ from ._lightimport import import_whoosh
 import_whoosh()  # before any other Whoosh import: see _lightimport
 
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from itertools import chain, islice
@@ -361,20 +362,21 @@ class Index:
 
     # --- statistics ---------------------------------------------------------------------------
 
-    def distinctive_terms(self, number: int = 20, latex: bool = True) -> list[tuple[str, float]]:
+    def distinctive_terms(
+        self, number: int = 20, commands: Counter[str] | None = None
+    ) -> list[tuple[str, float]]:
         """The abstracts' ``number`` most distinctive terms (tf-idf), each shown as its
-        commonest spelling; without ``latex``, without LaTeX command names (``stats``: the
-        abstracts that hold a backslash are read from the store, the others only as far as
-        the filter needs)."""
+        commonest spelling; given ``commands`` (in how many abstracts each LaTeX command name
+        stands), without those names (``stats``: the abstracts are read from the store only as
+        far as the filter needs)."""
         reader = self.searcher.reader()
         vocab = self.store.vocabulary()
-        if latex:
+        if commands is None:
             return stats.distinctive_terms(reader, vocab, number)
         found = stats.distinctive_terms(reader, vocab, number * 2)
         store = self.store
-        return store.reading(
-            lambda: stats.without_latex(found, store.abstracts(backslashed=True), store.abstracts())
-        )[:number]
+        kept = store.reading(lambda: stats.without_latex(found, commands, store.abstracts()))
+        return kept[:number]
 
 
 def _version() -> str:

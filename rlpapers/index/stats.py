@@ -165,16 +165,14 @@ def _entries(data: bytes, prefix: bytes) -> Iterator[tuple[bytes, float, int]]:
 
 
 def without_latex(
-    terms: list[tuple[str, float]], backslashed: Iterable[str], abstracts: Iterable[str]
+    terms: list[tuple[str, float]], commands: Counter[str], abstracts: Iterable[str]
 ) -> list[tuple[str, float]]:
     """``terms`` without LaTeX command names (``sigma`` from ``$\\sigma_k$``, ``mathcal``): words
-    that stand as ``\\word`` in at least half the abstracts that contain them. ``backslashed``:
-    the abstracts that hold a backslash; ``abstracts``: all of them, read only as far as needed
-    (in any order: the answer is the same)."""
+    that stand as ``\\word`` in at least half the abstracts that contain them. ``commands``:
+    in how many abstracts each command name (lower-cased) stands; ``abstracts``: all of them,
+    read only as far as needed (in any order: the answer is the same)."""
     wanted = {word.lower() for word, _ in terms}
-    as_command: Counter[str] = Counter()
-    for abstract in backslashed:
-        as_command.update({c.lower() for c in re.findall(r"\\([A-Za-z]+)", abstract)} & wanted)
+    as_command = Counter({word: commands[word] for word in wanted if commands[word]})
     if not as_command:
         return terms
     anywhere = _counted_until_kept(as_command, abstracts)

@@ -98,9 +98,9 @@ class Reads:
                 skip = frozenset(given)
 
     def head_counts(self) -> tuple[int, dict[str, Counter[Any]]]:
-        """The number of records, and for each field ``stats`` counts (``records.FACETS``)
-        how many records have each value: read from the records' heads in one query and one
-        ``json.loads``, without decoding any abstract."""
+        """The number of records, and for each field of their heads (``records.HEAD``: the
+        fields ``stats`` counts, and the abstracts' LaTeX commands) how many records have each
+        value: read in one query and one ``json.loads``, without decoding any abstract."""
         return self.reading(self._head_counts)
 
     def _head_counts(self) -> tuple[int, dict[str, Counter[Any]]]:
@@ -109,13 +109,10 @@ class Reads:
         ).fetchone()
         return head_counts(heads, count)
 
-    def abstracts(self, backslashed: bool = False) -> Iterator[str]:
+    def abstracts(self) -> Iterator[str]:
         """The records' abstracts in no particular order, each decoded when it is reached (a
-        reader may stop early); with ``backslashed``, only those that hold a backslash. Not
-        refreshed or healed: read it inside ``reading``."""
-        flag = f"CASE WHEN json_valid({HEAD_SQL}) THEN json_extract({HEAD_SQL}, '$[6]') END"
-        where = f" WHERE {flag}" if backslashed else ""
-        for (data,) in self.con.execute(f"SELECT data FROM records{where}"):
+        reader may stop early). Not refreshed or healed: read it inside ``reading``."""
+        for (data,) in self.con.execute("SELECT data FROM records"):
             yield text_of(data)[1]
 
     def count(self) -> int:

@@ -2,14 +2,14 @@
 
 A record is one BLOB: a short JSON head, a NUL byte, then the rest of the record compressed::
 
-    ["topic", ["categories"], ["authors"], year, "venue", ["tags"], backslash] \\0 zlib(JSON)
+    ["topic", ["categories"], ["authors"], year, "venue", ["tags"], ["commands"]] \\0 zlib(JSON)
 
-The head holds the fields ``stats`` counts (``FACETS``) and whether the abstract holds a
-backslash (the LaTeX filter reads only those abstracts), so counting reads no abstract: SQL cuts
-the heads off (``HEAD_SQL``) and one ``json.loads`` reads them all. The rest is the record's
-other fields, those at their default left out, compressed with zlib and a preset dictionary
-(``records.zdict``: common words of abstracts and the field names), which takes a record from
-1.9 KB of JSON to about 0.75 KB. The dictionary is part of the format (the store's ``VERSION``
+The head holds the fields ``stats`` counts (``FACETS``) and the LaTeX command names of the
+abstract (``\\mathcal`` gives ``mathcal``; its filter of terms needs them), so counting reads no
+abstract: SQL cuts the heads off (``HEAD_SQL``) and one ``json.loads`` reads them all. The rest
+is the record's other fields, those at their default left out, compressed with zlib and a
+preset dictionary (``records.zdict``: common words of abstracts and the field names), which
+takes a record from 1.9 KB of JSON to about 0.75 KB. The dictionary is part of the format (the store's ``VERSION``
 guards it; zlib checks each row's dictionary checksum, and its adler32 checks the text), so a
 damaged row is told from a record and heals like any other damage.
 
@@ -19,6 +19,7 @@ the store package itself for it."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import zlib
 from collections import Counter
@@ -31,10 +32,12 @@ from typing import Any
 from ..model import Paper
 from .db import Garbled, loads
 
-#: The fields of a record's head, in order (the fields ``stats`` counts); the head's last
-#: element says whether the abstract holds a backslash.
+#: The fields of a record's head, in order (the fields ``stats`` counts); then the head holds
+#: the abstract's LaTeX command names (``commands``).
 FACETS = ("topic", "categories", "authors", "year", "venue", "tags")
-_LISTS = frozenset({"categories", "authors", "tags"})
+HEAD = (*FACETS, "commands")
+_LISTS = frozenset({"categories", "authors", "tags", "commands"})
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
 _DEFAULTS = {f.name: f.default for f in fields(Paper) if f.default is not MISSING}
 LEVEL = 6  # zlib's default: 1 is 10% larger for 30% less time, 9 no smaller
 #: SQL for a record's head as text ('' for a row that has none).
@@ -51,7 +54,7 @@ def zdict() -> bytes:
 def encode(record: dict[str, Any]) -> bytes:
     """A record (``Paper.to_dict()``) as the store keeps it."""
     head = [record[name] for name in FACETS]
-    head.append("\\" in record["abstract"])
+    head.append(commands(record["abstract"]))
     rest = {
         name: value
         for name, value in record.items()
@@ -60,6 +63,13 @@ def encode(record: dict[str, Any]) -> bytes:
     packer = zlib.compressobj(LEVEL, zdict=zdict())
     body = packer.compress(_json(rest)) + packer.flush()
     return _json(head) + b"\0" + body
+
+
+def commands(abstract: str) -> list[str]:
+    """The names of the LaTeX commands in an abstract, lower-cased, each once, sorted."""
+    if "\\" not in abstract:
+        return []
+    return sorted({name.lower() for name in _COMMAND.findall(abstract)})
 
 
 def _json(value: Any) -> bytes:
@@ -87,7 +97,7 @@ def text_of(data: Any) -> tuple[str, str]:
 
 def _head(data: bytes) -> list[Any]:
     head = loads(data[: data.index(b"\0")], list, "record")
-    if len(head) != len(FACETS) + 1:
+    if len(head) != len(HEAD):
         raise Garbled("garbled record (a head of another length)")
     return head
 
@@ -116,21 +126,19 @@ def stored_paper(row: dict[str, Any]) -> Paper:
 
 
 def head_counts(heads: str | None, count: int) -> tuple[int, dict[str, Counter[Any]]]:
-    """The number of records, and for each field of ``FACETS`` how many records have each
-    value (each element of a list; a single value only when it is set), from the heads of
-    ``count`` records given as one JSON list of them (``HEAD_SQL`` joined by commas in
-    brackets; None for no record). ``Garbled`` unless each head is one a record has. Each
-    field is counted and checked in a few calls over all records, none of them per record."""
+    """The number of records, and for each field of ``HEAD`` how many records have each value
+    (each element of a list; a single value only when it is set), from the heads of ``count``
+    records given as one JSON list of them (``HEAD_SQL`` joined by commas in brackets; None
+    for no record). ``Garbled`` unless each head is one a record has. Each field is counted
+    and checked in a few calls over all records, none of them per record."""
     rows = loads(heads or "[]", list, "record heads")
     if len(rows) != count or not set(map(type, rows)) <= {list}:
         raise Garbled("garbled record (a head that is not one)")
-    if not set(map(len, rows)) <= {len(FACETS) + 1}:
+    if not set(map(len, rows)) <= {len(HEAD)}:
         raise Garbled("garbled record (a head of another length)")
-    columns = list(zip(*rows, strict=True)) or [()] * (len(FACETS) + 1)
-    if not set(map(type, columns[-1])) <= {bool}:
-        raise Garbled("garbled record (a backslash flag that is none)")
+    columns = list(zip(*rows, strict=True)) or [()] * len(HEAD)
     counts: dict[str, Counter[Any]] = {}
-    for name, values in zip(FACETS, columns, strict=False):
+    for name, values in zip(HEAD, columns, strict=True):
         if name in _LISTS:
             if not set(map(type, values)) <= {list}:
                 raise Garbled(f"garbled record ({name} is not a list)")
@@ -150,6 +158,7 @@ _KINDS: dict[str, set[type]] = {
     "year": {int, type(None)},
     "venue": {str},
     "tags": {str},
+    "commands": {str},
 }
 
 
