@@ -24,9 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed(env: dict[str, str], *args: str) -> float:
+def timed(checkout: Path, env: dict[str, str], *args: str) -> float:
+    """Seconds of one ``python -m rlpapers`` run of ``checkout``'s code (``-m`` imports the
+    package from the working folder first)."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "rlpapers", *args], env=env, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "rlpapers", *args], cwd=checkout, env=env, capture_output=True
+    )
     if done.returncode not in (0, 1):
         raise SystemExit(done.stderr.decode())
     return time.perf_counter() - start
@@ -37,31 +41,32 @@ def forget_stats(index: Path) -> None:
         kept.unlink()
 
 
-def environment(scratch: Path, code: Path | None) -> dict[str, str]:
+def environment(scratch: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RLPAPERS_")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # users' machines write bytecode
-    env |= {"RLPAPERS_DATA_DIR": str(scratch / "data"), "RLPAPERS_INDEX_DIR": str(scratch / "ix")}
-    if code is not None:
-        env["PYTHONPATH"] = str(code)
-    return env
+    return env | {
+        "RLPAPERS_DATA_DIR": str(scratch / "data"),
+        "RLPAPERS_INDEX_DIR": str(scratch / "ix"),
+    }
 
 
 def measure(
     corpus: Path, scratch: Path, runs: int, before: Path | None = None
 ) -> dict[str, dict[str, float]]:
     """Median seconds of each kind of run, for this checkout ("now") and ``before``."""
-    codes = {"now": None} if before is None else {"before": before, "now": None}
-    envs = {name: environment(scratch / name, code) for name, code in codes.items()}
+    codes = {"now": ROOT} if before is None else {"before": before, "now": ROOT}
+    envs = {name: environment(scratch / name) for name in codes}
     base = ("--corpus", str(corpus))
-    for env in envs.values():
-        timed(env, *base, "search", "policy")  # the build, and bytecode written
+    for name, env in envs.items():
+        timed(codes[name], env, *base, "search", "policy")  # the build, and bytecode written
     times = {name: {"first stats": [], "stats": [], "search": []} for name in codes}
     for _ in range(runs):
         for name, env in envs.items():
             forget_stats(scratch / name / "ix")
-            times[name]["first stats"].append(timed(env, *base, "stats"))
-            times[name]["stats"].append(timed(env, *base, "stats"))
-            times[name]["search"].append(timed(env, *base, "search", "policy"))
+            code = codes[name]
+            times[name]["first stats"].append(timed(code, env, *base, "stats"))
+            times[name]["stats"].append(timed(code, env, *base, "stats"))
+            times[name]["search"].append(timed(code, env, *base, "search", "policy"))
     return {
         name: {kind: statistics.median(values) for kind, values in kinds.items()}
         for name, kinds in times.items()
