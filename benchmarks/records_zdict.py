@@ -6,8 +6,8 @@ then the JSON field names of a record.
     python benchmarks/records_zdict.py
 
 The dictionary is part of the store's format: rows compressed with one dictionary cannot be read
-with another (zlib tells, by the dictionary's checksum in each row). Writing a different one needs
-a new store ``VERSION`` and an upgrade of the stored rows; ``tests/test_records.py`` pins its hash.
+with another (each row's CRC-32 tells). Writing a different one needs a new store ``VERSION`` and
+an upgrade of the stored rows; ``tests/test_records.py`` pins its hash.
 """
 
 from __future__ import annotations

@@ -135,10 +135,20 @@ def _flip(data: bytes) -> bytes:
 
 
 def _another_dictionary(data: bytes) -> bytes:
-    head, _, body = data.partition(b"\0")
-    text = zlib.decompressobj(zdict=zdict()).decompress(body)
-    packer = zlib.compressobj(zdict=b"another dictionary of words")
-    return head + b"\0" + packer.compress(text) + packer.flush()
+    """The same text and CRC, compressed with another dictionary."""
+    head, _, rest = data.partition(b"\0")
+    text = zlib.decompressobj(-15, zdict=zdict()).decompress(rest[4:])
+    packer = zlib.compressobj(6, zlib.DEFLATED, -15, zdict=b"another dictionary of words")
+    return head + b"\0" + rest[:4] + packer.compress(text) + packer.flush()
+
+
+def _another_text(data: bytes) -> bytes:
+    """Another record's text, compressed as the store does, under this record's CRC."""
+    head, _, rest = data.partition(b"\0")
+    text = zlib.decompressobj(-15, zdict=zdict()).decompress(rest[4:])
+    packer = zlib.compressobj(6, zlib.DEFLATED, -15, zdict=zdict())
+    other = text.replace(b'"abstract":"', b'"abstract":"Another ', 1)
+    return head + b"\0" + rest[:4] + packer.compress(other) + packer.flush()
 
 
 DAMAGED_BODIES = {
@@ -146,6 +156,7 @@ DAMAGED_BODIES = {
     "cut short": lambda d: d[:-9],
     "more after it": lambda d: d + d[-4:],
     "another dictionary": _another_dictionary,
+    "another text under its check": _another_text,
     "no head": lambda d: d[d.index(b"\0") + 1 :],
 }
 DAMAGED_HEADS = {
