@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..model import Paper
-from .db import Garbled, busy, chunks, damaged, loads
+from .db import Garbled, busy, chunks, collector_paused, damaged, loads
 from .files import CORPUS
 from .records import HEAD_SQL, head_counts, paper_of, text_of
 
@@ -107,7 +107,8 @@ class Reads:
         count, heads = self.con.execute(
             f"SELECT count(*), '[' || group_concat({HEAD_SQL}, ',') || ']' FROM records"
         ).fetchone()
-        return head_counts(heads, count)
+        with collector_paused():
+            return head_counts(heads, count)
 
     def abstracts(self) -> Iterator[str]:
         """The records' abstracts in no particular order, each decoded when it is reached (a
@@ -176,10 +177,11 @@ class Reads:
                 "SELECT vocab FROM parses WHERE sha1 = ? AND name = ?",
                 (sha1, self.names.get(path) or Path(path).name),
             ).fetchone()
-            counts = loads(row[0] if row else "{}", dict, "vocabulary")
-            if not set(map(type, counts.values())) <= {int}:
-                raise Garbled("garbled vocabulary (a count that is no number)")
-            total.update(counts)
+            with collector_paused():
+                counts = loads(row[0] if row else "{}", dict, "vocabulary")
+                if not set(map(type, counts.values())) <= {int}:
+                    raise Garbled("garbled vocabulary (a count that is no number)")
+                total.update(counts)
         return dict(total)
 
     def keys(self) -> list[tuple[str, str, str]]:
