@@ -297,8 +297,8 @@ class Library:
     def stats(self, terms: int = 15) -> dict[str, Any]:
         """Counts of papers, files, topics, categories, authors, years, venues and tags, and the
         abstracts' ``terms`` most distinctive terms. Kept in the search view until the records
-        change (reading 75,000 records and every abstract term is seconds; the kept result is
-        not)."""
+        change (computing it reads every record's head and every abstract term of the view:
+        about 0.5 s at 20,000 papers; the kept result is one small file)."""
         from .index import stats_from_json
 
         counts = self.index.remembered(
