@@ -310,8 +310,7 @@ class Library:
         """The statistics computed: the fields counted from the records' heads (no abstract
         decoded), the terms from the search view, less the LaTeX command names the heads
         name."""
-        from .index import ranked
-        from .index.stats import COUNTS
+        from .index import COUNTS, ranked
 
         papers, counts = self.store.head_counts()
         return {

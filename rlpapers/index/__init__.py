@@ -44,6 +44,7 @@ from .query import parse
 from .ranking import rerank
 from .schema import BOOSTS
 from .snippets import make_snippet, query_terms, snippet_or_opening
+from .stats import COUNTS as COUNTS
 from .stats import count_by as count_by
 from .stats import ranked as ranked
 from .stats import stats_from_json as stats_from_json
