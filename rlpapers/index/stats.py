@@ -126,7 +126,7 @@ def _field_items(reader: Any, field: str) -> Iterator[tuple[Any, float, int]]:
     terms = getattr(reader, "_terms", None)
     table = getattr(terms, "_tindex", None)
     fieldmap = getattr(terms, "_fieldmap", None)
-    if type(table) is not OrderedHashReader or not isinstance(fieldmap, dict):
+    if not isinstance(table, OrderedHashReader) or not isinstance(fieldmap, dict):
         for text, info in reader.iter_field(field):
             yield text, info.weight(), info.doc_frequency()
         return
