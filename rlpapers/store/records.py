@@ -42,7 +42,7 @@ HEAD = (*FACETS, "commands")
 _LISTS = frozenset({"categories", "authors", "tags", "commands"})
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _DEFAULTS = {f.name: f.default for f in fields(Paper) if f.default is not MISSING}
-LEVEL = 6  # zlib's default: 1 is 10% larger for 30% less time, 9 no smaller
+LEVEL = 6  # 1 writes in 0.6x the time but is 12% larger and inflates 1.4x slower; 9 no smaller
 #: SQL for a record's head as text ('' for a row that has none).
 HEAD_SQL = "CAST(substr(data, 1, instr(data, x'00') - 1) AS TEXT)"
 
