@@ -72,7 +72,7 @@ def encode(record: dict[str, Any]) -> bytes:
     }
     text = _json(rest)
     packer = _packer().copy()
-    body = packer.compress(text) + packer.flush()
+    body: bytes = packer.compress(text) + packer.flush()
     return _json(head) + b"\0" + zlib.crc32(text).to_bytes(4, "big") + body
 
 
