@@ -4,6 +4,10 @@ the first `stats` after the records changed (it computes and keeps its result), 
 
     python benchmarks/stats_time.py --papers 3000 --runs 7
     python benchmarks/stats_time.py --corpus FOLDER --runs 3   # e.g. the 75k corpus of bench.py
+    python benchmarks/stats_time.py --papers 3000 --runs 7 --before DIR
+
+With ``--before DIR`` (another checkout, e.g. ``git worktree add DIR <commit>``), DIR's code
+runs too, on its own index of the same corpus, its runs interleaved with this checkout's.
 """
 
 from __future__ import annotations
@@ -20,9 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed(env: dict[str, str], *args: str) -> float:
+def timed(checkout: Path, env: dict[str, str], *args: str) -> float:
+    """Seconds of one ``python -m rlpapers`` run of ``checkout``'s code (``-m`` imports the
+    package from the working folder first)."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "rlpapers", *args], env=env, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "rlpapers", *args], cwd=checkout, env=env, capture_output=True
+    )
     if done.returncode not in (0, 1):
         raise SystemExit(done.stderr.decode())
     return time.perf_counter() - start
@@ -33,19 +41,36 @@ def forget_stats(index: Path) -> None:
         kept.unlink()
 
 
-def measure(corpus: Path, scratch: Path, runs: int) -> dict[str, float]:
+def environment(scratch: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RLPAPERS_")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # users' machines write bytecode
-    env |= {"RLPAPERS_DATA_DIR": str(scratch / "data"), "RLPAPERS_INDEX_DIR": str(scratch / "ix")}
+    return env | {
+        "RLPAPERS_DATA_DIR": str(scratch / "data"),
+        "RLPAPERS_INDEX_DIR": str(scratch / "ix"),
+    }
+
+
+def measure(
+    corpus: Path, scratch: Path, runs: int, before: Path | None = None
+) -> dict[str, dict[str, float]]:
+    """Median seconds of each kind of run, for this checkout ("now") and ``before``."""
+    codes = {"now": ROOT} if before is None else {"before": before, "now": ROOT}
+    envs = {name: environment(scratch / name) for name in codes}
     base = ("--corpus", str(corpus))
-    timed(env, *base, "search", "policy")  # the build, and bytecode written
-    times: dict[str, list[float]] = {"first stats": [], "stats": [], "search": []}
+    for name, env in envs.items():
+        timed(codes[name], env, *base, "search", "policy")  # the build, and bytecode written
+    times = {name: {"first stats": [], "stats": [], "search": []} for name in codes}
     for _ in range(runs):
-        forget_stats(scratch / "ix")
-        times["first stats"].append(timed(env, *base, "stats"))
-        times["stats"].append(timed(env, *base, "stats"))
-        times["search"].append(timed(env, *base, "search", "policy"))
-    return {name: statistics.median(values) for name, values in times.items()}
+        for name, env in envs.items():
+            forget_stats(scratch / name / "ix")
+            code = codes[name]
+            times[name]["first stats"].append(timed(code, env, *base, "stats"))
+            times[name]["stats"].append(timed(code, env, *base, "stats"))
+            times[name]["search"].append(timed(code, env, *base, "search", "policy"))
+    return {
+        name: {kind: statistics.median(values) for kind, values in kinds.items()}
+        for name, kinds in times.items()
+    }
 
 
 def main() -> None:
@@ -53,6 +78,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=3000, help="arXiv papers to write")
     parser.add_argument("--corpus", type=Path, help="an existing corpus folder instead")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--before", type=Path, help="another checkout to run alongside")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         corpus = args.corpus
@@ -62,11 +88,13 @@ def main() -> None:
 
             corpus = Path(scratch, "corpus")
             write_corpus(corpus, args.papers, metadata=False)
-        got = measure(corpus.resolve(), Path(scratch), args.runs)
-    search = got["search"]
+        before = args.before.resolve() if args.before else None
+        got = measure(corpus.resolve(), Path(scratch), args.runs, before)
     print(f"{corpus}: median of {args.runs} interleaved runs, seconds")
-    for name, seconds in got.items():
-        print(f"  {name:12} {seconds:6.2f}  ({seconds / search:.2f}x a warm search)")
+    for name, kinds in got.items():
+        search = kinds["search"]
+        for kind, seconds in kinds.items():
+            print(f"  {name:6} {kind:12} {seconds:6.2f}  ({seconds / search:.2f}x a warm search)")
 
 
 if __name__ == "__main__":

@@ -297,8 +297,8 @@ class Library:
     def stats(self, terms: int = 15) -> dict[str, Any]:
         """Counts of papers, files, topics, categories, authors, years, venues and tags, and the
         abstracts' ``terms`` most distinctive terms. Kept in the search view until the records
-        change (reading 75,000 records and every abstract term is seconds; the kept result is
-        not)."""
+        change (computing it reads every record's head and every abstract term of the view:
+        about 0.5 s at 20,000 papers; the kept result is one small file)."""
         from .index import stats_from_json
 
         counts = self.index.remembered(
@@ -307,18 +307,18 @@ class Library:
         return {"papers": counts["papers"], "files": len(self.files), **counts}
 
     def _stats(self, terms: int) -> dict[str, Any]:
-        from .index import count_by
+        """The statistics computed: the fields counted from the records' heads (no abstract
+        decoded), the terms from the search view, less the LaTeX command names the heads
+        name."""
+        from .index import COUNTS, ranked
 
-        papers = self.papers
+        papers, counts = self.store.head_counts()
         return {
-            "papers": len(papers),
-            "topics": count_by(papers, "topic"),
-            "categories": count_by(papers, "categories"),
-            "authors": count_by(papers, "authors"),
-            "years": count_by(papers, "year"),
-            "venues": count_by(papers, "venue"),
-            "tags": count_by(papers, "tags"),
-            "terms": self.index.healing(lambda: self.index.distinctive_terms(terms, papers)),
+            "papers": papers,
+            **{name: ranked(counts[field]) for name, field in COUNTS.items()},
+            "terms": self.index.healing(
+                lambda: self.index.distinctive_terms(terms, counts["commands"])
+            ),
         }
 
     def status(self) -> dict[str, Any]:

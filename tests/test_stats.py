@@ -5,6 +5,8 @@ again and rewritten."""
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -122,3 +124,76 @@ def test_a_result_kept_by_another_version_is_computed_again(seeds_copy, monkeypa
     monkeypatch.setattr(rlpapers.index, "_version", lambda: "0.0.0-other")
     Library(corpus=[seeds_copy]).stats()
     assert len(calls) == 1
+
+
+LATEX = (
+    "Topology\n\nAda Lovelace, Ada Lovelace\n\n"
+    "We bound the mixing time of $\\mathcal{M}$ under the mathcal norm $\\mathcal{N}_k$ with "
+    "$\\sigma_k$, where $\\mathcal{X}$, $\\mathcal{Y}$, $\\mathcal{Z}$ and $\\sigma$ are "
+    "given, mathcal is a set and $\\mathcal{M} \\subset \\mathcal{N} \\subset \\mathcal{Q}$.\n\n"
+    "Charles Babbage\n\n"
+    "We write $\\mathcal{A}$, $\\mathcal{B}$, $\\mathcal{C}$, $\\mathcal{D}$, $\\mathcal{E}$ "
+    "and $\\mathcal{F}$ for the engines of a difference table and count their gears.\n"
+)
+
+
+def _varied(folder: Path) -> Path:
+    """The seeds with a text paper joined with a .bib entry, papers with LaTeX, a repeated
+    author and no topic, and metadata overrides of venue, year and tags."""
+    from .test_identity_join import OTHER, TEXT, _entry
+
+    (folder / "joined.txt").write_text(f"{TEXT}\n{OTHER}", encoding="utf-8")
+    (folder / "refs.bib").write_text(_entry(), encoding="utf-8")
+    (folder / "latex.txt").write_text(LATEX, encoding="utf-8")
+    (folder / "metadata.yaml").write_text(
+        "qerl:\n  venue: NeurIPS\n  year: 2024\n  tags: [quantized, rl, rl]\n"
+        "zhan_tecrl:\n  doi: 10.1234/tecrl\n  tags: [entropy]\n",
+        encoding="utf-8",
+    )
+    return folder
+
+
+def test_the_counts_from_the_record_heads_are_count_by_over_the_papers(seeds_copy):
+    """``stats`` counts the fields read from the records' heads, never decoding a paper: the
+    lists are what ``count_by`` gives over ``Library.papers``, and the terms are filtered of
+    LaTeX names as over the papers' abstracts."""
+    from rlpapers.index import count_by
+    from rlpapers.index.stats import COUNTS, distinctive_terms, without_latex
+
+    library = Library(corpus=[_varied(seeds_copy)])
+    papers = library.papers
+    got = library.stats(terms=10)
+    assert got["papers"] == len(papers)
+    for name, field in COUNTS.items():
+        assert got[name] == count_by(papers, field), name
+    joined = next(p for p in papers if p.key == "zhan2025tecrl")
+    assert joined.venue == "ICLR" and joined.tags == ("entropy",) and len(joined.sources) == 2
+    assert ("NeurIPS", 1) in got["venues"] and ("rl", 2) in got["tags"]
+    assert ("Ada Lovelace", 3) in got["authors"]  # twice in one paper, once in another
+    reader = library.index.searcher.reader()
+    found = distinctive_terms(reader, library.store.vocabulary(), 20)
+    abstracts = [p.abstract for p in papers]
+    names = [{c.lower() for c in re.findall(r"\\([A-Za-z]+)", a)} for a in abstracts]
+    commands = Counter(name for each in names for name in each)
+    assert got["terms"] == without_latex(found, commands, abstracts)[:10]
+    assert "mathcal" in [w for w, _ in found] and "mathcal" not in dict(got["terms"])
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xff" * 40,
+        b"\x00\x00\x00\x09\x00\x00\x00\x17abc",
+        b"\x00\x00\x00\x01\x00\x00\x00\x17" + b"\x00" * 30,
+    ],
+    ids=["negative lengths", "cut short", "a key shorter than its field's number"],
+)
+def test_a_damaged_terms_table_is_an_error_not_a_loop(data):
+    """The terms table read at once is checked entry by entry: damage raises (the view is
+    then rebuilt by ``Index.healing``), and never loops or reads past the table."""
+    import struct
+
+    from rlpapers.index.stats import _entries
+
+    with pytest.raises((ValueError, struct.error)):
+        list(_entries(data, b"\x00\x02"))

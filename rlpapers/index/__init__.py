@@ -25,6 +25,7 @@ from ._lightimport import import_whoosh
 import_whoosh()  # before any other Whoosh import: see _lightimport
 
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from itertools import chain, islice
@@ -43,7 +44,9 @@ from .query import parse
 from .ranking import rerank
 from .schema import BOOSTS
 from .snippets import make_snippet, query_terms, snippet_or_opening
+from .stats import COUNTS as COUNTS
 from .stats import count_by as count_by
+from .stats import ranked as ranked
 from .stats import stats_from_json as stats_from_json
 from .view import Progress, View
 
@@ -361,18 +364,20 @@ class Index:
     # --- statistics ---------------------------------------------------------------------------
 
     def distinctive_terms(
-        self, number: int = 20, papers: Iterable[Paper] | None = None
+        self, number: int = 20, commands: Counter[str] | None = None
     ) -> list[tuple[str, float]]:
         """The abstracts' ``number`` most distinctive terms (tf-idf), each shown as its
-        commonest spelling; given the ``papers``, without LaTeX command names (``stats``)."""
+        commonest spelling; given ``commands`` (in how many abstracts each LaTeX command name
+        stands), without those names (``stats``: the abstracts are read from the store only as
+        far as the filter needs)."""
         reader = self.searcher.reader()
         vocab = self.store.vocabulary()
-        if papers is None:
+        if commands is None:
             return stats.distinctive_terms(reader, vocab, number)
-        papers = list(papers)
-        return stats.without_latex(stats.distinctive_terms(reader, vocab, number * 2), papers)[
-            :number
-        ]
+        found = stats.distinctive_terms(reader, vocab, number * 2)
+        store = self.store
+        kept = store.reading(lambda: stats.without_latex(found, commands, store.abstracts()))
+        return kept[:number]
 
 
 def _version() -> str:

@@ -12,7 +12,8 @@ Two SQLite files:
       metadata(path, sha1, data, warned)  each metadata file's encoding and overrides as
                              JSON, read again only when its hash changes, and the entries
                              already warned about as naming no paper (once per version)
-      records(id, key, file, fpos, ordinal, digest, copies, changed, data)  finished records
+      records(id, key, file, fpos, ordinal, digest, copies, changed, data)  finished records,
+                             each a short JSON head and compressed JSON (``records``)
       removed(id, changed)   records that went away, so a search view can catch up
       embeddings(id, model, digest, vector)   sentence vectors, made only when semantic search
                              is used (``embeddings.EmbeddingTable``)
@@ -48,6 +49,7 @@ from ..parse import PARSER_VERSION
 from .db import (
     BUSY_TIMEOUT,
     NotOurs,
+    Upgrades,
     busy,
     connect,
     damaged,
@@ -56,6 +58,7 @@ from .db import (
 )
 from .files import CORPUS, METADATA, FileState, stat_files
 from .reads import Reads
+from .records import reencode
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -67,14 +70,15 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 
 APP_ID = 0x726C7073  # "rlps"
-VERSION = 5  # 3: parses.rows is zlib-compressed JSON; 4: prints; 5: metadata
-#: Schema version -> the script that brings a store of that version to the next (the records
-#: it holds are what an identity ledger written before version 4 learns its fingerprints from).
-UPGRADES = {
+VERSION = 6  # 3: parses.rows is zlib-compressed JSON; 4: prints; 5: metadata; 6: records.data
+#: Schema version -> what brings a store of that version to the next (the records it holds are
+#: what an identity ledger written before version 4 learns its fingerprints from: they are kept).
+UPGRADES: Upgrades = {
     3: "CREATE TABLE IF NOT EXISTS prints (sha1 TEXT NOT NULL, name TEXT NOT NULL, "
     "prints BLOB NOT NULL, PRIMARY KEY (sha1, name))",
     4: "CREATE TABLE IF NOT EXISTS metadata (path TEXT PRIMARY KEY, sha1 TEXT NOT NULL, "
     "data TEXT NOT NULL, warned TEXT NOT NULL)",
+    5: reencode,
 }
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -89,7 +93,7 @@ CREATE TABLE IF NOT EXISTS metadata (path TEXT PRIMARY KEY, sha1 TEXT NOT NULL, 
                                      warned TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, key TEXT NOT NULL, file TEXT NOT NULL,
                       fpos INTEGER NOT NULL, ordinal INTEGER NOT NULL, digest TEXT NOT NULL,
-                      copies INTEGER NOT NULL, changed INTEGER NOT NULL, data TEXT NOT NULL);
+                      copies INTEGER NOT NULL, changed INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS records_key ON records (key COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS records_order ON records (fpos, ordinal);
 CREATE INDEX IF NOT EXISTS records_changed ON records (changed);

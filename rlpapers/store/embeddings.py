@@ -18,7 +18,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from .db import Garbled, chunks, transaction
+from .db import chunks, transaction
+from .records import text_of
 
 DDL = """
 CREATE TABLE IF NOT EXISTS embeddings (id TEXT PRIMARY KEY, model TEXT NOT NULL,
@@ -67,16 +68,10 @@ class EmbeddingTable:
 
     def texts(self) -> Iterator[tuple[str, str, str]]:
         """(id, title, abstract) of every record: what is embedded, without building Papers.
-        ``Garbled`` when a record is not a JSON object with text in both."""
-        rows = self.con.execute(
-            "SELECT id, CASE WHEN json_valid(data) THEN json_extract(data, '$.title') END,"
-            " CASE WHEN json_valid(data) THEN json_extract(data, '$.abstract') END"
-            " FROM records ORDER BY fpos, ordinal"
-        )
-        for pid, title, abstract in rows:
-            if type(title) is not str or type(abstract) is not str:
-                raise Garbled("garbled record (no title or abstract text)")
-            yield pid, title, abstract
+        ``Garbled`` when a record is not one with text in both."""
+        rows = self.con.execute("SELECT id, data FROM records ORDER BY fpos, ordinal")
+        for pid, data in rows:
+            yield pid, *text_of(data)
 
     def put(self, model: str, rows: Iterable[tuple[str, str, bytes]]) -> None:
         """Store ``(id, digest, vector)`` rows in one transaction (replacing older ones)."""

@@ -12,15 +12,16 @@ store holds the same records in the same order, since the ledger keeps their ids
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..model import Paper
-from .db import Garbled, busy, chunks, damaged, loads
+from .db import Garbled, busy, chunks, collector_paused, damaged, loads
 from .files import CORPUS
-from .records import paper_of
+from .records import HEAD_SQL, head_counts, paper_of, text_of
 
 if TYPE_CHECKING:
     from ..errors import IndexBusyError
@@ -96,6 +97,25 @@ class Reads:
                     self.heal(error)
                 skip = frozenset(given)
 
+    def head_counts(self) -> tuple[int, dict[str, Counter[Any]]]:
+        """The number of records, and for each field of their heads (``records.HEAD``: the
+        fields ``stats`` counts, and the abstracts' LaTeX commands) how many records have each
+        value: read in one query and one ``json.loads``, without decoding any abstract."""
+        return self.reading(self._head_counts)
+
+    def _head_counts(self) -> tuple[int, dict[str, Counter[Any]]]:
+        count, heads = self.con.execute(
+            f"SELECT count(*), '[' || group_concat({HEAD_SQL}, ',') || ']' FROM records"
+        ).fetchone()
+        with collector_paused():
+            return head_counts(heads, count)
+
+    def abstracts(self) -> Iterator[str]:
+        """The records' abstracts in no particular order, each decoded when it is reached (a
+        reader may stop early). Not refreshed or healed: read it inside ``reading``."""
+        for (data,) in self.con.execute("SELECT data FROM records"):
+            yield text_of(data)[1]
+
     def count(self) -> int:
         return self.reading(
             lambda: int(self.con.execute("SELECT count(*) FROM records").fetchone()[0])
@@ -150,18 +170,19 @@ class Reads:
         return self.reading(self._vocabulary)
 
     def _vocabulary(self) -> dict[str, int]:
-        total: dict[str, int] = {}
+        total: Counter[str] = Counter()
         files = self.con.execute("SELECT path, sha1 FROM files WHERE kind = ?", (CORPUS,))
         for path, sha1 in files.fetchall():
             row = self.con.execute(
                 "SELECT vocab FROM parses WHERE sha1 = ? AND name = ?",
                 (sha1, self.names.get(path) or Path(path).name),
             ).fetchone()
-            for word, n in loads(row[0] if row else "{}", dict, "vocabulary").items():
-                if type(n) is not int:
+            with collector_paused():
+                counts = loads(row[0] if row else "{}", dict, "vocabulary")
+                if not set(map(type, counts.values())) <= {int}:
                     raise Garbled("garbled vocabulary (a count that is no number)")
-                total[word] = total.get(word, 0) + n
-        return total
+                total.update(counts)
+        return dict(total)
 
     def keys(self) -> list[tuple[str, str, str]]:
         """(id, key, source file) of every record, in corpus order."""

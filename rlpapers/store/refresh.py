@@ -21,7 +21,7 @@ from .finish import Finisher, merge_copies
 from .join import rejoin, rejoined
 from .parsing import Parsed, parse_many, unpack, unpack_prints
 from .plan import Copies, Identity, Item, Plan, RecordState, Source, digest, kept
-from .records import stored_paper
+from .records import encode, stored_paper
 
 #: A refresh that parses at most this much text keeps what it parsed in memory (an edited file).
 KEEP_PARSED_BYTES = 16_000_000
@@ -380,7 +380,7 @@ class Refresh:
                     record_digest,
                     copies.count[row["id"]],
                     plan.counter,
-                    json.dumps(record, ensure_ascii=False),
+                    encode(record),
                 )
             )
             self.store_tick(len(produced), len(first))
