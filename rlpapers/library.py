@@ -113,6 +113,10 @@ class Library:
         """(id, key, corpus file) of every paper."""
         return self.store.keys()
 
+    def ids(self) -> list[str]:
+        """Every paper's id, in corpus order (no record is read)."""
+        return [pid for pid, _, _ in self.store.keys()]
+
     def joined_keys(self) -> list[tuple[str, str, str]]:
         """(id, key before, key now) of the papers whose key the team ledger changed when this
         data folder's ledger joined it; each is listed once."""

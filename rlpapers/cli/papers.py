@@ -1,6 +1,7 @@
 """Commands that print papers as they are: ``list``, ``show`` and ``parse`` (a file that is
 not in the corpus yet)."""
 
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -75,13 +76,24 @@ def list_(
     printed, unless --limit is given.
     """
     filters = filters_of(category, author, topic, source, year, venue, tag, derived_titles)
+    fmt = fmt_of(format)
+    if fmt == "ids" and filters is None:  # no record decoded: ids come from the store's index
+        ids = library(ctx).ids()
+        _listed(len(ids), limit, all_, lambda n: render.ids(ids[:n], header))
+        return
     found = library(ctx).select(filters)
-    if not found:
+    _listed(len(found), limit, all_, lambda n: render.papers(found[:n], fmt, header))
+
+
+def _listed(count: int, limit: int | None, all_: bool, show: Callable[[int | None], None]) -> None:
+    """Show the first papers of ``count`` (``show(n)``): exit 1 for none; on a terminal a note
+    says how many were left out."""
+    if not count:
         nothing_found()
     shown = shown_limit(limit, all_)
-    render.papers(found[:shown], fmt_of(format), header)
-    if limit is None and shown is not None and len(found) > shown:
-        report(f"{shown} of {len(found)} shown (--all for the rest)", "note")
+    show(shown)
+    if limit is None and shown is not None and count > shown:
+        report(f"{shown} of {count} shown (--all for the rest)", "note")
 
 
 @app.command()
