@@ -159,3 +159,38 @@ def test_a_view_written_with_whooshs_positions_is_rebuilt_by_itself(tmp_path, mo
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the rebuilt view is used as it is
         assert Library([SEEDS], index).search('abstract:"policy optimization"') == hits
+
+
+def _postings(ix) -> dict:
+    """Every posting of every field: (field, term) -> [(doc, weight, value)]."""
+    found = {}
+    with ix.reader() as reader:
+        for field, term in reader.all_terms():
+            matcher = reader.postings(field, term)
+            found[field, term] = [(i, w, v) for i, w, v in _triples(matcher)]
+    return found
+
+
+def _triples(matcher):
+    while matcher.is_active():
+        yield matcher.id(), matcher.weight(), matcher.value()
+        matcher.next()
+
+
+def test_postings_spilled_to_run_files_come_back_the_same(tmp_path):
+    papers = [_paper(f"p{n:03d}", reverse=n % 3 == 0) for n in range(200)]
+    built = {}
+    for name, limit in (("memory", None), ("spilled", 4000)):
+        (tmp_path / name).mkdir()
+        ix = FileStorage(str(tmp_path / name)).create_index(schema())
+        writer = view_module._writer(ix)
+        if limit:
+            writer.pool.limit = limit  # bytes: a run file every few documents
+        for paper in papers:
+            writer.add_document(**document(paper))
+        if limit:
+            assert len(writer.pool.runs) > 5
+        writer.commit()
+        built[name] = _postings(FileStorage(str(tmp_path / name)).open_index())
+    assert built["spilled"] == built["memory"]
+    assert len(built["memory"]) > 20

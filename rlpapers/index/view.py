@@ -364,8 +364,9 @@ def _quiet_children(writer: Any) -> None:
 def _writer(ix: Any, **options: Any) -> Any:
     """A Whoosh writer of the view's postings (``postings.CompactCodec``), for a build or an
     update alike: a segment written with Whoosh's own codec would be three times larger."""
-    from .postings import CompactCodec
+    from .postings import CompactCodec, spill_with_marshal
 
+    spill_with_marshal()
     return ix.writer(codec=CompactCodec(), **options)
 
 
