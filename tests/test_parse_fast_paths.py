@@ -81,3 +81,33 @@ def test_every_appositive_holds_the_hint():
     text = "It motivates Edit-As-Act, a framework that acts, an agent."
     assert names._APPOSITIVE.search(text) and names._APPOSITIVE_HINT.search(text)
     assert re.search(hint, "Edit-As-Act,  an\tx")
+
+
+def test_the_aside_is_removed_only_where_it_can_stand():
+    from rlpapers.parse.titles import _ASIDE, _phrase
+
+    for text in (
+        "To the best of our \u212anowledge, we propose a tool.",
+        "We, to our knowledge, propose X.",
+    ):
+        assert _ASIDE.search(text) and "knowledge" in text.lower()
+    assert _phrase("To the best of our knowledge, we propose a new tool for agents.") == _phrase(
+        "We propose a new tool for agents."
+    )
+
+
+_LINE_WORDS = st.lists(
+    st.sampled_from(
+        ["off-policy", "Rein-", "forcement", "gpt4-turbo", "a--b", "-x", "y-", "²nd", "naïve",
+         "Ǆemal", "x_y", "3D", "é-è", "word.", "(word)", "İ", "ſ", "\u00a0", "\t", "\n", " ", "  "]
+    ),
+    max_size=60,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINE_WORDS)
+def test_the_mending_vocabulary_is_the_words_the_pattern_finds(text):
+    from rlpapers.parse.blocks import _WORD, vocabulary
+
+    assert vocabulary(text) == set(_WORD.findall(text.lower()))

@@ -33,7 +33,8 @@ _ASIDE = re.compile(r",?\s*to\s+(?:the\s+best\s+of\s+)?our\s+knowledge,?\s*", re
 
 def _phrase(text: str, cue_only: bool = False) -> str:
     """A concise title-like phrase: what the paper says it introduces, else its first clause."""
-    text = _ASIDE.sub(" ", text)
+    if "knowledge" in text.lower():  # what every _ASIDE match holds (scanning for it is slow)
+        text = _ASIDE.sub(" ", text)
     for cue in cue_matches(text):
         rest = text[cue.end() : cue.end() + 300]
         rest = re.sub(r"^and\s+\w+\s+", "", rest)
