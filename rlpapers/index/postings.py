@@ -180,8 +180,16 @@ def _read_run(pool: Any, path: str) -> Iterator[Any]:
 
 def spill_with_marshal() -> None:
     """Make every Whoosh writer of this process (and of the workers it forks) write and read
-    its spilled runs of postings with ``marshal`` (see the module's docstring)."""
+    its spilled runs of postings with ``marshal`` (see the module's docstring). Once a process:
+    what is set later (a test's stand-in) is left in place."""
+    global _SPILLING
+    if _SPILLING:
+        return
     from whoosh.externalsort import SortingPool
 
     SortingPool._write_run = _write_run
     SortingPool._read_run = _read_run
+    _SPILLING = True
+
+
+_SPILLING = False
