@@ -20,7 +20,7 @@ the abstract field alone was 19.0 MB with positions and 7.9 MB without.
   spills them to run files in the generation folder, which it merges at commit. Whoosh writes
   and reads a run a posting at a time with pickle, which rlpapers restricts (``_unpickle``) for
   every pickle Whoosh reads: a fifth of a build's CPU went to reading back 1.3 million postings
-  at 10k papers. The runs are written and read with ``marshal`` instead, thousands of postings
+  at 10k papers. The runs are written and read with ``marshal`` instead, a thousand postings
   a call: they hold only tuples of strings, bytes and numbers (as Whoosh's own docstring of
   its pool says), and ``marshal`` builds values, never calls anything.
 
@@ -107,19 +107,29 @@ class _LeafMatcher(W3LeafMatcher):
 
 
 class _Lengths:
-    """A segment's field lengths, each read once (``doc_field_length`` as Whoosh asks it)."""
+    """A segment's field lengths as Whoosh asks for them while it writes the postings, each
+    read from the lengths column once. Whoosh writes a field's postings together, so only the
+    current field's lengths are kept: a list the size of the segment (a dict for every field
+    would hold tens of megabytes at 75k papers)."""
 
     def __init__(self, lengths: Any) -> None:
         self._read = lengths.doc_field_length
-        self._known: dict[tuple[str, int], dict[int, int | None]] = {}
+        self._field: tuple[str, int] | None = None
+        self._known: list[Any] = []
 
-    def doc_field_length(self, docnum: int, fieldname: str, default: int = 0) -> int | None:
-        known = self._known.get((fieldname, default))
-        if known is None:
-            known = self._known[fieldname, default] = {}
-        if docnum not in known:
-            known[docnum] = self._read(docnum, fieldname, default)
-        return known[docnum]
+    def doc_field_length(self, docnum: int, fieldname: str, default: int = 0) -> Any:
+        if self._field != (fieldname, default):
+            self._field, self._known = (fieldname, default), []
+        known = self._known
+        if docnum >= len(known):
+            known.extend([_UNREAD] * (docnum + 1 - len(known)))
+        length = known[docnum]
+        if length is _UNREAD:
+            length = known[docnum] = self._read(docnum, fieldname, default)
+        return length
+
+
+_UNREAD = object()
 
 
 class _FieldWriter(W3FieldWriter):
@@ -152,7 +162,7 @@ class CompactCodec(W3Codec):
 
 
 #: Postings a ``marshal`` call writes or reads in a run file.
-_RUN_CHUNK = 4096
+_RUN_CHUNK = 1024
 
 
 def _write_run(pool: Any, file: IO[bytes], items: Iterable[Any]) -> None:
