@@ -61,13 +61,15 @@ def vocabulary(text: str) -> set[str]:
     line end come in too, which is harmless: only whole joined words are looked up)."""
     lowered = text.lower()
     words: set[str] = set()
-    seen: set[str] = set()  # each distinct run of non-spaces is read once (no word spans a space)
     start = 0
     while start < len(lowered):  # a slice of lines at a time: no list of every word of the file
         end = lowered.find("\n", start + 65_536)
         end = len(lowered) if end < 0 else end
-        for token in set(lowered[start:end].split()) - seen:
-            seen.add(token)
+        # each distinct run of non-spaces once (no word spans a space); a run that is already a
+        # word gives only itself
+        for token in set(lowered[start:end].split()):
+            if token in words:
+                continue
             if token.isalpha():  # letters only: the token is one word
                 words.add(token)
             else:
