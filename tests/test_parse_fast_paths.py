@@ -111,3 +111,32 @@ def test_the_mending_vocabulary_is_the_words_the_pattern_finds(text):
     from rlpapers.parse.blocks import _WORD, vocabulary
 
     assert vocabulary(text) == set(_WORD.findall(text.lower()))
+
+
+_APPOSITIONS = st.lists(
+    st.sampled_from(
+        ["Edit-As-Act", "QeRL", "x", "-bad", "é2", "a_b", "_Z9", "3D", ",", ", a", ", an", " a ",
+         " new", " simple", " framework", " model", " that", " deep", " network.", " ", "  ", "\t",
+         "(", ")", "-", "frameworks"]
+    ),
+    max_size=40,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(_APPOSITIONS)
+def test_appositives_tried_where_they_can_begin_find_what_finditer_finds(text):
+    found = names._matches_at(names._APPOSITIVE, text, names._appositive_starts(text))
+    assert _spans(found) == _spans(names._APPOSITIVE.finditer(text))
+
+
+def test_appositives_on_written_cases():
+    cases = [
+        "It motivates Edit-As-Act, a framework that acts.",
+        "We use x-QeRL, an agent, and -bad, a model; é2, a new deep network.",
+        "A_b, a simple framework, Z9, an  \tRL  toolkit suite.",
+    ]
+    for text in cases:
+        found = names._matches_at(names._APPOSITIVE, text, names._appositive_starts(text))
+        assert _spans(found) == _spans(names._APPOSITIVE.finditer(text)), text
+        assert found, text

@@ -148,7 +148,7 @@ def _pattern_candidates(text: str) -> list[tuple[float, int, str]]:
     for passive in _PASSIVE.finditer(text) if _PASSIVE_VERB.search(text) else ():
         if is_coined(passive.group(1)):
             scored.append((w.passive, passive.start(1), passive.group(1)))
-    appositives = _APPOSITIVE.finditer(text) if _APPOSITIVE_HINT.search(text) else ()
+    appositives = _matches_at(_APPOSITIVE, text, _appositive_starts(text))
     for appositive in appositives:
         token = appositive.group(1)
         if (
@@ -181,6 +181,19 @@ def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[
             found.append(match)
             end = match.end()
     return found
+
+
+def _appositive_starts(text: str) -> list[int]:
+    """Where an ``_APPOSITIVE`` match can begin: its word ends at a comma that ``_APPOSITIVE_HINT``
+    finds, and begins where the run of ``[\\w-]`` characters before that comma begins (its
+    look-behind allows no other start)."""
+    starts = []
+    for hint in _APPOSITIVE_HINT.finditer(text):
+        start = hint.start()
+        while start > 0 and (_word_char(text[start - 1]) or text[start - 1] == "-"):
+            start -= 1
+        starts.append(start)
+    return starts
 
 
 def _standalone(text: str, name: str) -> int:
@@ -224,7 +237,7 @@ _PASSIVE = re.compile(
     + r"),?\s+(?:is|are|was|were)\s+(?:introduced|proposed|presented|developed|released|designed)\b"
 )
 # "…, motivates Edit-As-Act, a framework that …": any word set off as the name of a thing;
-# _APPOSITIVE_HINT is what every match holds, found far faster (a text without it is not scanned)
+# _APPOSITIVE_HINT is what every match holds, found far faster (``_appositive_starts``)
 _APPOSITIVE_HINT = re.compile(r",\s+an?\s")
 _APPOSITIVE = re.compile(
     r"(?<![\w-])([A-Za-z0-9][\w\-]*[A-Za-z0-9]),\s+(?:a|an)\s+(?:[\w\-]+\s+){0,4}?"
