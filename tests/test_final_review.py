@@ -175,7 +175,7 @@ def test_a_record_that_is_not_utf8_heals_like_any_garbled_record(seeds_copy, com
     keys = _keys(lib)
     target = lib.search("entropy")[0].paper.id
     args = {
-        "list": ["list", "-f", "ids"],
+        "list": ["list", "-f", "tsv"],  # -f ids reads no record at all
         "show": ["show", target, "-f", "ids"],
         "export": ["export", "-f", "bibtex"],
         "search": ["search", "entropy", "-f", "tsv"],  # -f ids reads no record at all

@@ -78,7 +78,7 @@ def test_a_garbled_record_heals_with_a_note(seeds_copy, command, data):
     keys = _keys(lib)
     target = lib.search("entropy")[0].paper.id  # a search view exists, and this is a hit
     args = {
-        "list": ["list", "-f", "ids"],
+        "list": ["list", "-f", "tsv"],  # `list -f ids` reads no record (test_cli_contract)
         "show": ["show", target, keys[sorted(keys)[0]], "-f", "ids"],
         "export": ["export", "-f", "bibtex"],
         "search": ["search", "entropy", "-f", "jsonl"],

@@ -41,6 +41,8 @@ ALLOWED = frozenset(
         ("rlpapers.index.analysis", "ProseAnalyzer"),
         ("rlpapers.index.analysis", "SnowballFilter"),
         ("rlpapers.index.analysis", "WordTokenizer"),
+        ("rlpapers.index.postings", "CompactCodec"),
+        ("rlpapers.index.postings", "CompactPositions"),
         ("whoosh.analysis.analyzers", "CompositeAnalyzer"),
         ("whoosh.analysis.filters", "LowercaseFilter"),
         ("whoosh.analysis.filters", "StripFilter"),

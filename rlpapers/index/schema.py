@@ -9,12 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from whoosh.fields import ID, KEYWORD, NUMERIC, TEXT, Schema
+from whoosh.formats import Positions
 
 from ..model import Paper
 from .analysis import name_analyzer, text_analyzer
+from .postings import CompactPositions
 
 #: Bump when the schema, the analysis or the document layout changes: old indexes are rebuilt.
-SCHEMA_VERSION = 10
+#: 11: positions stored compactly (``postings``).
+SCHEMA_VERSION = 11
 
 #: Field weights for BM25 (``ranking``). A title's and a name's words take the abstract's idf
 #: (``ranking.SHARED_IDF``), so a title match counts less than an abstract match (0.75: a
@@ -25,9 +28,11 @@ BOOSTS = {"name": 0.5, "title": 0.75, "abstract": 1.0, "author": 2.0, "category"
 
 
 def schema() -> Schema:
+    """The view's fields. Every field that keeps positions accepts phrase queries and keeps
+    them in ``postings.CompactPositions``."""
     text = text_analyzer()
     names = name_analyzer()
-    return Schema(
+    fields = dict(
         id=ID(stored=True, unique=True),
         key=KEYWORD(lowercase=True),
         name=TEXT(analyzer=text, multitoken_query="phrase"),
@@ -43,6 +48,10 @@ def schema() -> Schema:
         doi=KEYWORD(lowercase=True),
         note=TEXT(analyzer=text, multitoken_query="phrase"),
     )
+    for field in fields.values():
+        if type(field.format) is Positions:
+            field.format = CompactPositions(field_boost=field.format.field_boost)
+    return Schema(**fields)
 
 
 def document(paper: Paper) -> dict[str, Any]:

@@ -41,8 +41,11 @@ PARALLEL_FROM = 5000  # records; below this a second process costs more than it 
 #: Posting pool of each of the two parallel writers (Whoosh's ``limitmb``, in its own estimate
 #: of the pool's size): what sets the peak memory of a 10k build. 64 put it at 1.14x the
 #: release before the record store, 56 at 1.05-1.07x, with the same build time. A lone writer
-#: keeps 64. docs/dev/performance-history.md has the figures.
-PARALLEL_POOL_MB = 56
+#: keeps 64. docs/dev/performance-history.md has the figures. Whoosh's estimate counts a
+#: posting's stored positions, which ``postings.CompactPositions`` made some 15 bytes shorter:
+#: 56 then held more postings, and the 10k build's peak rose from 213 to 218-220 MB; 50 puts it
+#: at 203-205 MB, with the same CPU (the spilled runs are cheap to read back, ``postings``).
+PARALLEL_POOL_MB = 50
 
 
 def whoosh_version() -> str:
@@ -279,7 +282,7 @@ def _write_all(ix: Any, papers: Iterable[Paper], total: int, tick: Progress) -> 
     )
     if parallel:
         _release_memory()
-    writer = ix.writer(**options)
+    writer = _writer(ix, **options)
     if parallel:
         _quiet_children(writer)
     try:
@@ -361,8 +364,17 @@ def _quiet_children(writer: Any) -> None:
     writer._new_task = new_task
 
 
+def _writer(ix: Any, **options: Any) -> Any:
+    """A Whoosh writer of the view's postings (``postings.CompactCodec``), for a build or an
+    update alike: a segment written with Whoosh's own codec would be three times larger."""
+    from .postings import CompactCodec, spill_with_marshal
+
+    spill_with_marshal()
+    return ix.writer(codec=CompactCodec(), **options)
+
+
 def _apply(ix: Any, changed: Iterable[Paper], removed: list[str]) -> None:
-    writer = ix.writer(timeout=LOCK_WAIT_WARM)
+    writer = _writer(ix, timeout=LOCK_WAIT_WARM)
     try:
         for paper_id in removed:
             writer.delete_by_term("id", paper_id)

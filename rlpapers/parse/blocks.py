@@ -65,7 +65,15 @@ def vocabulary(text: str) -> set[str]:
     while start < len(lowered):  # a slice of lines at a time: no list of every word of the file
         end = lowered.find("\n", start + 65_536)
         end = len(lowered) if end < 0 else end
-        words.update(_WORD.findall(lowered, start, end))
+        # each distinct run of non-spaces once (no word spans a space); a run that is already a
+        # word gives only itself
+        for token in set(lowered[start:end].split()):
+            if token in words:
+                continue
+            if token.isalpha():  # letters only: the token is one word
+                words.add(token)
+            else:
+                words.update(_WORD.findall(token))
         start = end + 1
     return words
 

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .cues import cue_matches
 from .name_weights import WEIGHTS
 from .phrases import STOP
 from .phrases import cut_at_clause as cut_at_clause  # tests and benchmarks use it from here
@@ -72,26 +73,6 @@ def strip_markup(text: str) -> str:
 # --- names -------------------------------------------------------------------------------------
 
 _TOKEN = r"[A-Za-z0-9\u00c0-\u024f][\w\u00c0-\u024f'’+.^\-]*[\w\u00c0-\u024f+]|[A-Z]"
-_CUE_VERB = (
-    r"(?:propose|introduce|present|develop|design|build|construct|release|contribute|curate|"
-    r"create|establish|offer|unveil|devise|formulate|put\s+forward|describe|open-source|"
-    r"collect|assemble|leverage|adopt|employ|explore|investigate|train|launch|report|"
-    r"benchmark|implement|pioneer|provide|yield)"
-)
-_CUE = re.compile(
-    r"\b(?:(?:we|(?:this|the)\s+(?:\w+\s+)?(?:paper|work|study|article|report)|our\s+(?:paper|work))\s+"
-    r"(?:\w+ly\s+|first\s+|then\s+|also\s+|further\s+|therefore\s+|thus\s+|hence\s+|now\s+)?"
-    + _CUE_VERB
-    + r"(?:s|d|ed|es)?|(?:propos|introduc|present|develop|design|buil)ing|"
-    r"(?:,|\band|\bthen)\s+(?:propose|introduce|present|develop)s?(?=\s+(?-i:[A-Z0-9]))|"
-    r"(?:introduces|presents|proposes|our|the\s+proposed)(?=\s+(?-i:[A-Z0-9][\w\-]*[A-Z0-9]))|"
-    r"(?:dubbed|called|named|termed|coined|namely|referred\s+to\s+as|known\s+as|"
-    r"which\s+we\s+(?:call|name|term|dub)|we\s+(?:call|name|term|dub)(?:\s+(?:it|this|them|our\s+\w+))?|"
-    r"(?:our|the\s+resulting|the\s+final)\s+(?:proposed\s+|trained\s+|resulting\s+|final\s+)?(?:method|model|framework|approach|system|agent|"
-    r"benchmark|dataset|algorithm|pipeline)s?))\b"
-    r"\s*[:,]?\s*",
-    re.I,
-)
 _NAMING_CUE = re.compile(
     r"dubbed|called|named|termed|coined|namely|referred|known|call|name|term|dub|"
     r"(?:method|model|framework|approach|system|agent|benchmark|dataset|algorithm|pipeline)s?",
@@ -127,7 +108,7 @@ def find_name(doc: Plain) -> tuple[str, int, int] | None:
     text, w = doc.text, WEIGHTS
     scored: list[tuple[float, int, str]] = []
     windows = []
-    for cue in _CUE.finditer(text):
+    for cue in cue_matches(text):
         found = _candidates_after_cue(text, cue)
         if found and not scored:
             found = [(score + w.first_cue, start, token) for score, start, token in found]
@@ -156,17 +137,19 @@ def _pattern_candidates(text: str) -> list[tuple[float, int, str]]:
     introduced", "…, X, a framework that …", an abstract opening with its name."""
     w = WEIGHTS
     scored: list[tuple[float, int, str]] = []
-    for subject in _SUBJECT.finditer(text):
+    starts = _sentence_starts(text)
+    for subject in _matches_at(_SUBJECT, text, starts):
         if is_coined(subject.group(1)):
             scored.append((w.subject, subject.start(1), subject.group(1)))
-    for subject in _ACTING_SUBJECT.finditer(text):
+    for subject in _matches_at(_ACTING_SUBJECT, text, starts):
         token = subject.group(1)
         if is_coined(token) and text.find(token) == subject.start(1):
             scored.append((w.acting_subject, subject.start(1), token))
     for passive in _PASSIVE.finditer(text) if _PASSIVE_VERB.search(text) else ():
         if is_coined(passive.group(1)):
             scored.append((w.passive, passive.start(1), passive.group(1)))
-    for appositive in _APPOSITIVE.finditer(text):
+    appositives = _matches_at(_APPOSITIVE, text, _appositive_starts(text))
+    for appositive in appositives:
         token = appositive.group(1)
         if (
             token.lower() not in STOP
@@ -181,6 +164,36 @@ def _pattern_candidates(text: str) -> list[tuple[float, int, str]]:
     if leading:
         scored.append((w.leading, leading[1], leading[0]))
     return scored
+
+
+def _sentence_starts(text: str) -> list[int]:
+    """Where ``(?:^|(?<=[.!?]\\s))`` holds in ``text``: its start and after each sentence's end."""
+    return [0, *(gap.end() for gap in _SENTENCE_GAP.finditer(text))]
+
+
+def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[re.Match[str]]:
+    """``pattern.finditer(text)`` for a pattern that can match only at ``starts`` (in order):
+    it is tried there alone, not at every position."""
+    found = []
+    end = 0
+    for start in starts:
+        if start >= end and (match := pattern.match(text, start)):
+            found.append(match)
+            end = match.end()
+    return found
+
+
+def _appositive_starts(text: str) -> list[int]:
+    """Where an ``_APPOSITIVE`` match can begin: its word ends at a comma that ``_APPOSITIVE_HINT``
+    finds, and begins where the run of ``[\\w-]`` characters before that comma begins (its
+    look-behind allows no other start)."""
+    starts = []
+    for hint in _APPOSITIVE_HINT.finditer(text):
+        start = hint.start()
+        while start > 0 and (_word_char(text[start - 1]) or text[start - 1] == "-"):
+            start -= 1
+        starts.append(start)
+    return starts
 
 
 def _standalone(text: str, name: str) -> int:
@@ -205,6 +218,8 @@ def _word_char(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
+# _SUBJECT and _ACTING_SUBJECT match only at a sentence's start (``_sentence_starts``).
+_SENTENCE_GAP = re.compile(r"[.!?]\s")
 _SUBJECT = re.compile(r"(?:^|(?<=[.!?]\s))(" + _TOKEN + r")\s+is\s+an?\s")
 # "IatroBench measures this gap.": a sentence opening with a coined name, used there for the first time
 _ACTING_SUBJECT = re.compile(
@@ -221,7 +236,9 @@ _PASSIVE = re.compile(
     + _TOKEN
     + r"),?\s+(?:is|are|was|were)\s+(?:introduced|proposed|presented|developed|released|designed)\b"
 )
-# "…, motivates Edit-As-Act, a framework that …": any word set off as the name of a thing
+# "…, motivates Edit-As-Act, a framework that …": any word set off as the name of a thing;
+# _APPOSITIVE_HINT is what every match holds, found far faster (``_appositive_starts``)
+_APPOSITIVE_HINT = re.compile(r",\s+an?\s")
 _APPOSITIVE = re.compile(
     r"(?<![\w-])([A-Za-z0-9][\w\-]*[A-Za-z0-9]),\s+(?:a|an)\s+(?:[\w\-]+\s+){0,4}?"
     r"(?:framework|model|method|benchmark|dataset|approach|system|agent|network|algorithm|"
@@ -320,6 +337,9 @@ _MODIFIER = re.compile(r"-(?:based|like|style|driven|aware|guided|free|level)\b"
 
 
 def _token_score(token: str, window: str, match: re.Match[str], first: bool, naming: bool) -> float:
+    coined = is_coined(token)
+    if not coined and not _is_proper_word(token):
+        return 0.0  # what every branch below gives such a token, found without the patterns
     after = window[match.end() : match.end() + 4]
     before = window[max(0, match.start() - 2) : match.start()]
     apposition = bool(_SET_OFF.match(after))
@@ -329,7 +349,7 @@ def _token_score(token: str, window: str, match: re.Match[str], first: bool, nam
     headed = bool(_HEAD_NOUN.match(window, match.end()))
     labelled = _labelled(window, match.start())  # "a new paradigm CrossICL"
     w = WEIGHTS
-    if is_coined(token):
+    if coined:
         return (
             w.coined
             + w.coined_first * first

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from .names import _CUE, _SPACES, MAX_TITLE, find_name, plain
+from .cues import cue_matches
+from .names import _SPACES, MAX_TITLE, find_name, plain
 from .phrases import CLAUSE, DANGLING, clip, describe, noun_phrase
 
 
@@ -32,8 +33,9 @@ _ASIDE = re.compile(r",?\s*to\s+(?:the\s+best\s+of\s+)?our\s+knowledge,?\s*", re
 
 def _phrase(text: str, cue_only: bool = False) -> str:
     """A concise title-like phrase: what the paper says it introduces, else its first clause."""
-    text = _ASIDE.sub(" ", text)
-    for cue in _CUE.finditer(text):
+    if "knowledge" in text.lower():  # what every _ASIDE match holds (scanning for it is slow)
+        text = _ASIDE.sub(" ", text)
+    for cue in cue_matches(text):
         rest = text[cue.end() : cue.end() + 300]
         rest = re.sub(r"^and\s+\w+\s+", "", rest)
         obj = re.match(r"((?:an?|the)\s+" + CLAUSE + r"{12,}?)(?=[,;]|\.\s|\.$|$)", rest)

@@ -1,0 +1,205 @@
+"""How the view stores word positions: the same positions as Whoosh's, in a third of the space.
+
+Phrase queries (``abstract:"policy gradient"``, ``author:"yoshua bengio"``, a hyphenated word)
+need each word's positions in each document, and every field that accepts them keeps them.
+What made them cost was their encoding, not the positions: Whoosh's ``Positions`` format
+stores each posting as a 4-byte count plus a pickled list of the gaps, and its codec pickles a
+block's postings as a tuple of byte strings, which pickle's protocol 2 writes as a call of
+``_codecs.encode`` each (some 30 bytes a posting before compression). At 10,000 arXiv papers
+the abstract field alone was 19.0 MB with positions and 7.9 MB without.
+
+- ``CompactPositions`` stores the gaps between positions as bytes (one byte each while every
+  gap is below 256, else two or four), after a byte that says which; the count is the number
+  of gaps.
+- ``CompactCodec`` writes a block's positions as one byte string (each posting's length, then
+  the postings) and splits it when a phrase reads it; scores never read it.
+- ``CompactCodec`` also keeps each document's field length once it is read while the postings
+  are written (Whoosh reads it from the lengths column again for every posting, 1.3 million
+  times at 10k papers, for each block's shortest and longest document).
+- ``spill_with_marshal``: a writer whose postings outgrow its memory pool sorts them and
+  spills them to run files in the generation folder, which it merges at commit. Whoosh writes
+  and reads a run a posting at a time with pickle, which rlpapers restricts (``_unpickle``) for
+  every pickle Whoosh reads: a fifth of a build's CPU went to reading back 1.3 million postings
+  at 10k papers. The runs are written and read with ``marshal`` instead, a thousand postings
+  a call: they hold only tuples of strings, bytes and numbers (as Whoosh's own docstring of
+  its pool says), and ``marshal`` builds values, never calls anything.
+
+Both are Whoosh's own classes with those methods replaced, so everything else (blocks, skip
+lists, scores, merges) is Whoosh's. A view written before them is of an older schema version
+and is rebuilt (``view.View._same_version``).
+"""
+
+from __future__ import annotations
+
+import marshal
+import sys
+from array import array
+from collections.abc import Iterable, Iterator
+from itertools import accumulate, islice
+from typing import IO, Any
+
+from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3LeafMatcher, W3PostingsWriter
+from whoosh.formats import Positions
+
+#: The first byte of a posting: the array type of the gaps that follow.
+_WIDE = {1: "H", 2: "I"}
+_SIZE = {0: 1, 1: 2, 2: 4}
+
+
+class CompactPositions(Positions):
+    """Whoosh's ``Positions``, with the gaps stored as bytes rather than a pickled list."""
+
+    def encode(self, poslist: list[int]) -> bytes:
+        if len(poslist) == 1 and poslist[0] < 256:  # most postings: a word once in a field
+            return bytes((0, poslist[0]))
+        gaps = [b - a for a, b in zip([0, *poslist], poslist, strict=False)]
+        top = max(gaps)
+        if top < 256:
+            return b"\x00" + bytes(gaps)
+        code = 1 if top < 1 << 16 else 2
+        wide = array(_WIDE[code], gaps)
+        if sys.byteorder == "big":
+            wide.byteswap()  # stored little-endian, whatever the machine
+        return bytes((code,)) + wide.tobytes()
+
+    def decode_positions(self, valuestring: bytes) -> list[int]:
+        code = valuestring[0]
+        if code == 0:
+            return list(accumulate(valuestring[1:]))
+        wide = array(_WIDE[code], valuestring[1:])
+        if sys.byteorder == "big":
+            wide.byteswap()
+        return list(accumulate(wide))
+
+    def decode_frequency(self, valuestring: bytes) -> int:
+        return (len(valuestring) - 1) // _SIZE[valuestring[0]]
+
+
+def _variable(size: int | None) -> bool:
+    """Whether a format's postings vary in length (the ones Whoosh pickles as a tuple)."""
+    return size is None or size < 0
+
+
+class _PostingsWriter(W3PostingsWriter):
+    def _mini_values(self) -> Any:
+        values = self._values
+        fits = values and len(values) == len(self._ids) and max(map(len, values)) < 256
+        if fits and not self._byteids and _variable(self._format.fixed_value_size()):
+            return bytes(map(len, values)) + b"".join(values)
+        return super()._mini_values()
+
+
+class _LeafMatcher(W3LeafMatcher):
+    def _read_values(self) -> None:
+        if self._data is None:
+            self._read_data()
+        packed = self._data[2]
+        if not (isinstance(packed, bytes) and _variable(self._fixedsize)):
+            super()._read_values()
+            return
+        count = self._blocklength
+        values = []
+        at = count
+        for size in packed[:count]:
+            values.append(packed[at : at + size])
+            at += size
+        self._values = tuple(values)
+
+
+class _Lengths:
+    """A segment's field lengths as Whoosh asks for them while it writes the postings, each
+    read from the lengths column once. Whoosh writes a field's postings together, so only the
+    current field's lengths are kept: a list the size of the segment (a dict for every field
+    would hold tens of megabytes at 75k papers)."""
+
+    def __init__(self, lengths: Any) -> None:
+        self._read = lengths.doc_field_length
+        self._field: tuple[str, int] | None = None
+        self._known: list[Any] = []
+
+    def doc_field_length(self, docnum: int, fieldname: str, default: int = 0) -> Any:
+        if self._field != (fieldname, default):
+            self._field, self._known = (fieldname, default), []
+        known = self._known
+        if docnum >= len(known):
+            known.extend([_UNREAD] * (docnum + 1 - len(known)))
+        length = known[docnum]
+        if length is _UNREAD:
+            length = known[docnum] = self._read(docnum, fieldname, default)
+        return length
+
+
+_UNREAD = object()
+
+
+class _FieldWriter(W3FieldWriter):
+    def add_postings(self, schema: Any, lengths: Any, items: Any) -> None:
+        super().add_postings(schema, _Lengths(lengths) if lengths else lengths, items)
+
+
+class CompactCodec(W3Codec):
+    """Whoosh's codec, with a block's variable-length postings kept as one byte string."""
+
+    def field_writer(self, storage: Any, segment: Any) -> Any:
+        return _FieldWriter(self, storage, segment)
+
+    def postings_writer(self, dbfile: Any, byteids: bool = False) -> Any:
+        return _PostingsWriter(
+            dbfile,
+            blocklimit=self._blocklimit,
+            byteids=byteids,
+            compression=self._compression,
+            inlinelimit=self._inlinelimit,
+        )
+
+    def postings_reader(
+        self, dbfile: Any, terminfo: Any, format_: Any, term: Any = None, scorer: Any = None
+    ) -> Any:
+        if terminfo.is_inlined():
+            return super().postings_reader(dbfile, terminfo, format_, term=term, scorer=scorer)
+        offset, length = terminfo.extent()
+        return _LeafMatcher(dbfile, offset, length, format_, term=term, scorer=scorer)
+
+
+#: Postings a ``marshal`` call writes or reads in a run file.
+_RUN_CHUNK = 1024
+
+
+def _write_run(pool: Any, file: IO[bytes], items: Iterable[Any]) -> None:
+    postings = iter(items)
+    try:
+        while chunk := list(islice(postings, _RUN_CHUNK)):
+            marshal.dump(chunk, file)
+    finally:
+        file.close()
+
+
+def _read_run(pool: Any, path: str) -> Iterator[Any]:
+    file = pool._open_run(path)
+    try:
+        while True:
+            try:
+                chunk = marshal.load(file)
+            except EOFError:
+                return
+            yield from chunk
+    finally:
+        file.close()
+        pool._remove_run(path)
+
+
+def spill_with_marshal() -> None:
+    """Make every Whoosh writer of this process (and of the workers it forks) write and read
+    its spilled runs of postings with ``marshal`` (see the module's docstring). Once a process:
+    what is set later (a test's stand-in) is left in place."""
+    global _SPILLING
+    if _SPILLING:
+        return
+    from whoosh.externalsort import SortingPool
+
+    SortingPool._write_run = _write_run
+    SortingPool._read_run = _read_run
+    _SPILLING = True
+
+
+_SPILLING = False
