@@ -219,15 +219,16 @@ def test_many_processes_heal_a_garbled_store_once(seeds_copy, isolated):
     _garble(lib, "UPDATE records SET data = '[1' WHERE rowid = 3")
     env = {**os.environ, "RLPAPERS_INDEX_DIR": str(isolated / "index")}
     env["RLPAPERS_DATA_DIR"] = str(isolated / "data")
-    command = [sys.executable, "-m", "rlpapers", "--corpus", str(seeds_copy), "list", "-f", "ids"]
+    # tsv: the record is read (``list -f ids`` reads the ids alone)
+    command = [sys.executable, "-m", "rlpapers", "--corpus", str(seeds_copy), "list", "-f", "tsv"]
     runs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)]
     runs += [
         subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         for _ in range(5)
     ]
     outputs = [(p.wait(timeout=120), *p.communicate()) for p in runs]
-    assert all(code == 0 and len(out.split()) == 40 for code, out, _ in outputs), [
-        (code, len(out.split()), err.decode()[-400:]) for code, out, err in outputs
+    assert all(code == 0 and len(out.splitlines()) == 40 for code, out, _ in outputs), [
+        (code, len(out.splitlines()), err.decode()[-400:]) for code, out, err in outputs
     ]
     notes = sum(err.decode().count("rebuilding") for _, _, err in outputs)
     assert notes == 1

@@ -129,9 +129,9 @@ def _entries(text: str, source: str) -> list[_Entry]:
         if isinstance(block, DuplicateBlockKeyBlock):
             previous = seen.get(block.key.lower())
             where = f" (first at line {previous})" if previous else ""
+            what = f"duplicate key {block.key!r}{where}"
             block = block.ignore_error_block
             if not isinstance(block, Entry):  # an entry's is settled in ``_shared_keys``
-                what = f"duplicate key {block.key!r}{where}"
                 warn(source, line, f"{what}; the later definition is used")
         elif isinstance(block, DuplicateFieldKeyBlock):
             names = ", ".join(sorted(block.duplicate_keys))
