@@ -29,14 +29,20 @@ ROOT = Path(__file__).resolve().parents[1]
 ARXIV = ROOT.parent / "shared" / "corpora" / "arxiv-cs-2025-2026.jsonl.gz"
 
 
-def write_corpus(folder: Path, count: int, metadata: bool) -> None:
-    folder.mkdir(parents=True)
+def arxiv_records(count: int) -> list[dict]:
+    """The first ``count`` records of the shared arXiv corpus."""
     records = []
     with gzip.open(ARXIV, "rt", encoding="utf-8") as lines:
         for line in lines:
             records.append(json.loads(line))
             if len(records) == count:
                 break
+    return records
+
+
+def write_corpus(folder: Path, count: int, metadata: bool) -> None:
+    folder.mkdir(parents=True)
+    records = arxiv_records(count)
     per_file = -(-count // 5)
     for n in range(5):
         with open(folder / f"part{n}.txt", "w", encoding="utf-8") as out:

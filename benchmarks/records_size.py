@@ -12,8 +12,6 @@ its runs interleaved with this checkout's, each on its own index of the same cor
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import sqlite3
 import statistics
 import sys
@@ -23,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from metadata_refresh import ARXIV, write_corpus  # noqa: E402
+from metadata_refresh import arxiv_records, write_corpus  # noqa: E402
 from plain_whoosh import build, write_documents  # noqa: E402
 from stats_time import environment, timed  # noqa: E402
 
@@ -53,13 +51,7 @@ def sizes(index: Path) -> dict[str, float]:
 
 
 def plain_whoosh(papers: int, scratch: Path) -> float:
-    records = []
-    with gzip.open(ARXIV, "rt", encoding="utf-8") as lines:
-        for line in lines:
-            records.append(json.loads(line))
-            if len(records) == papers:
-                break
-    docs = write_documents(records, papers, scratch / "docs.jsonl")
+    docs = write_documents(arxiv_records(papers), papers, scratch / "docs.jsonl")
     build(docs, scratch / "plain")
     return folder_bytes(scratch / "plain") / 1e6
 
