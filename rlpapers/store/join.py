@@ -228,8 +228,7 @@ class Joining:
         if not fresh or not biblio or len(biblio) == len(ids):
             return joined
         texts = self._text_names(cids, ids, biblio, set(joined.values()), overrides, fresh)
-        keyed = self._keyed_joins(ids, fresh, biblio, joined, pinned)
-        for entry, text in _uncontradicted(keyed, texts, self._first_rows(list(keyed))).items():
+        for entry, text in self._keyed_joins(ids, fresh, biblio, joined, pinned, texts).items():
             joined[entry], ids[entry] = text, ids[text]
             texts.pop(text, None)
         if not texts:
@@ -257,10 +256,12 @@ class Joining:
         biblio: set[str],
         joined: dict[str, str],
         pinned: Sequence[tuple[str, Override]],
+        texts: dict[str, list[str]],
     ) -> dict[str, str]:
         """New entry content id -> the text content id whose paper has the entry's own key
         as its current key (a joined entry whose DOI or arXiv id, and so its content id, was
-        corrected): the key says which paper it is."""
+        corrected): the key says which paper it is, unless the two disagree (``_agreeing``;
+        ``texts``: the text papers' names from their metadata)."""
         owner = {pid: cid for cid, pid in ids.items() if cid not in biblio}
         entries = [(c, str(o.values["key"])) for c, o in pinned if c in fresh and c in biblio]
         if not owner or not entries:
@@ -274,13 +275,13 @@ class Joining:
             if text is not None and text not in taken and cid not in out:
                 out[cid] = text
                 taken.add(text)
-        return self._same_first_author(out)
+        return self._agreeing(out, texts)
 
-    def _same_first_author(self, pairs: dict[str, str]) -> dict[str, str]:
+    def _agreeing(self, pairs: dict[str, str], texts: dict[str, list[str]]) -> dict[str, str]:
         """The (entry, text) pairs whose first authors' surnames agree, or where one of the
-        two names none: an entry by another first author is another paper, whatever its key
-        says (its key is then claimed as any entry's is, and refused if another paper holds
-        it)."""
+        two names none, and that their names leave standing (``_uncontradicted``): an entry by
+        another first author is another paper, whatever its key says (its key is then claimed
+        as any entry's is, and refused if another paper holds it)."""
         if not pairs:
             return {}
         rows = self._first_rows([*pairs, *pairs.values()])
@@ -293,7 +294,8 @@ class Joining:
             mine, theirs = first(entry), first(text)
             return not mine or not theirs or mine == theirs
 
-        return {entry: text for entry, text in pairs.items() if agree(entry, text)}
+        same = {entry: text for entry, text in pairs.items() if agree(entry, text)}
+        return _uncontradicted(same, texts, rows)
 
     def _text_names(
         self,
