@@ -66,6 +66,8 @@ def write_corpus(folder: Path, count: int, metadata: bool) -> None:
 
 
 def timed(checkout: Path, env: dict[str, str], *args: str) -> float:
+    """Seconds of one ``python -m rlpapers`` run of ``checkout``'s code (``-m`` imports the
+    package from the working folder first, so ``cwd`` chooses the checkout)."""
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "rlpapers", *args], cwd=checkout, env=env, capture_output=True

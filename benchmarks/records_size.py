@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from metadata_refresh import arxiv_records, write_corpus  # noqa: E402
+from metadata_refresh import arxiv_records, timed, write_corpus  # noqa: E402
 from plain_whoosh import build, write_documents  # noqa: E402
-from stats_time import environment, timed  # noqa: E402
+from stats_time import environment  # noqa: E402
 
 COMMANDS = {"export -f json": ("export", "-f", "json"), "list -f ids": ("list", "-f", "ids")}
 

@@ -15,25 +15,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def timed(checkout: Path, env: dict[str, str], *args: str) -> float:
-    """Seconds of one ``python -m rlpapers`` run of ``checkout``'s code (``-m`` imports the
-    package from the working folder first)."""
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "rlpapers", *args], cwd=checkout, env=env, capture_output=True
-    )
-    if done.returncode not in (0, 1):
-        raise SystemExit(done.stderr.decode())
-    return time.perf_counter() - start
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from metadata_refresh import timed, write_corpus  # noqa: E402
 
 
 def forget_stats(index: Path) -> None:
@@ -83,9 +71,6 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         corpus = args.corpus
         if corpus is None:
-            sys.path.insert(0, str(ROOT / "benchmarks"))
-            from metadata_refresh import write_corpus
-
             corpus = Path(scratch, "corpus")
             write_corpus(corpus, args.papers, metadata=False)
         before = args.before.resolve() if args.before else None

@@ -59,7 +59,7 @@ def hybrid(
     the floor, the dense top 100 made every paper of a small library a hit of any query, and
     "nothing found" never happened.)"""
     dense = vectors.rank(vectors.query(query), DEPTH, among) if query.strip() else []
-    return fuse(lexical, [(pid, score) for pid, score in dense if score >= SIMILARITY_FLOOR])
+    return fuse(lexical, _close_enough(dense))
 
 
 def fuse(
@@ -73,7 +73,12 @@ def semantic(
     vectors: Vectors, query: str, limit: int | None, among: Iterable[str] | None
 ) -> list[tuple[str, float]]:
     """Papers at or above the similarity floor, closest first."""
-    ranked = vectors.rank(vectors.query(query), limit, among)
+    return _close_enough(vectors.rank(vectors.query(query), limit, among))
+
+
+def _close_enough(ranked: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The papers of ``ranked`` at or above the similarity floor: a semantic hit, and a hybrid
+    one the words do not match."""
     return [(pid, score) for pid, score in ranked if score >= SIMILARITY_FLOOR]
 
 
