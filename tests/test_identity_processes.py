@@ -145,6 +145,43 @@ def test_a_parse_on_two_processes_stores_what_one_process_stores(tmp_path, monke
     assert len(refreshed) == len(alone) + 1
 
 
+def _ledger_prints(data_dir: Path) -> dict[str, bytes]:
+    import sqlite3
+
+    con = sqlite3.connect(data_dir / "ledger.db")
+    try:
+        return dict(con.execute("SELECT id, print FROM papers"))
+    finally:
+        con.close()
+
+
+def test_the_workers_fingerprints_reach_the_ledger_from_memory(tmp_path, monkeypatch):
+    """The fingerprints the parse workers make reach the ledger without a table of their own in
+    the store (it was a fifth of the store), equal to those the refreshing process makes from
+    the texts, which it then never has to make."""
+    import sqlite3
+
+    from rlpapers.store import assign, identity
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SEEDS, corpus)
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "alone-data"))
+    Library([corpus], index_dir=tmp_path / "alone").papers
+    made = []
+    real = identity.fingerprint
+    monkeypatch.setattr(assign, "fingerprint", lambda text: made.append(text) or real(text))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr("rlpapers.store.parsing.PARALLEL_BYTES", 0)
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "pooled-data"))
+    Library([corpus], index_dir=tmp_path / "pooled").papers
+    assert made == []  # every paper's came from a worker
+    pooled = _ledger_prints(tmp_path / "pooled-data")
+    assert pooled == _ledger_prints(tmp_path / "alone-data") and len(pooled) == 40
+    (store,) = (tmp_path / "pooled").glob("*/store.db")
+    tables = sqlite3.connect(store).execute("SELECT name FROM sqlite_master WHERE type='table'")
+    assert "prints" not in {name for (name,) in tables}
+
+
 #: A parse worker busy with a file for ten minutes (a large file on a slow disk).
 SLOW_PARSE = (
     """

@@ -58,7 +58,7 @@ def test_the_dictionary_is_part_of_the_store_version():
     """Rows compressed with one dictionary cannot be read with another: a new dictionary needs
     a new store VERSION (and an upgrade of the stored rows), and then this pin moves with it."""
     pin = (VERSION, hashlib.sha256(zdict()).hexdigest()[:16])
-    assert pin == (6, "64517c12ef5385e2")
+    assert pin == (7, "64517c12ef5385e2")
 
 
 # --- schema 5: the records as JSON text ----------------------------------------------------------
@@ -106,6 +106,28 @@ def test_a_schema_5_store_is_upgraded_in_place_with_its_ids_and_keys(seeds_copy)
     assert {type(d) for (d,) in con.execute("SELECT data FROM records")} == {bytes}
     assert _ledger_rows(again) == ledger
     assert run("--corpus", seeds_copy, "search", "entropy", "-f", "ids").stdout
+
+
+def test_a_schema_6_store_drops_its_fingerprints_in_place(seeds_copy):
+    """Schema 7 keeps no fingerprints in the store (the parse workers hand them to the ledger
+    from memory): a schema 6 store loses the table, nothing else, and is not rebuilt."""
+    lib = Library([seeds_copy])
+    papers = [p.to_dict() for p in lib.papers]
+    instance = lib.store.counter[0]
+    lib.close()
+    con = sqlite3.connect(_store_db(lib))
+    con.execute("CREATE TABLE prints (sha1 TEXT, name TEXT, prints BLOB, PRIMARY KEY (sha1, name))")
+    con.execute("PRAGMA user_version = 6")
+    con.commit()
+    con.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IndexNotice)
+        again = Library([seeds_copy])
+        assert [p.to_dict() for p in again.papers] == papers
+        assert again.store.counter[0] == instance
+    con = sqlite3.connect(_store_db(again))
+    assert con.execute("PRAGMA user_version").fetchone()[0] == VERSION == 7
+    assert "prints" not in {n for (n,) in con.execute("SELECT name FROM sqlite_master")}
 
 
 @pytest.mark.parametrize("version", [5, 2, 99])

@@ -7,8 +7,6 @@ Two SQLite files:
       meta(name, value)      schema of the parser, a random instance id, the change counter
       files(path, kind, position, size, mtime_ns, sha1)     the corpus and metadata files
       parses(sha1, name, encoding, ids, bases, vocab, rows) each file's parse, by content
-      prints(sha1, name, prints)  the identity fingerprints of a parse's papers (made while
-                             parsing, handed to the ledger when a paper's text is new to it)
       metadata(path, sha1, data, warned)  each metadata file's encoding and overrides as
                              JSON, read again only when its hash changes, and the entries
                              already warned about as naming no paper (once per version)
@@ -70,7 +68,7 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 
 APP_ID = 0x726C7073  # "rlps"
-VERSION = 6  # 3: parses.rows is zlib-compressed JSON; 4: prints; 5: metadata; 6: records.data
+VERSION = 7  # 3: parses.rows zlib JSON; 4: prints; 5: metadata; 6: records.data; 7: no prints
 #: Schema version -> what brings a store of that version to the next (the records it holds are
 #: what an identity ledger written before version 4 learns its fingerprints from: they are kept).
 UPGRADES: Upgrades = {
@@ -79,6 +77,9 @@ UPGRADES: Upgrades = {
     4: "CREATE TABLE IF NOT EXISTS metadata (path TEXT PRIMARY KEY, sha1 TEXT NOT NULL, "
     "data TEXT NOT NULL, warned TEXT NOT NULL)",
     5: reencode,
+    # the fingerprints the parse workers make go to the ledger from memory: kept in the store
+    # they were a fifth of it (30 MB at 75,000 papers), read only by the refresh that made them
+    6: "DROP TABLE IF EXISTS prints",
 }
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -87,8 +88,6 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, kind TEXT NOT NULL, pos
 CREATE TABLE IF NOT EXISTS parses (sha1 TEXT NOT NULL, name TEXT NOT NULL,
                      encoding TEXT NOT NULL, ids TEXT NOT NULL, bases TEXT NOT NULL,
                      vocab TEXT NOT NULL, rows BLOB NOT NULL, PRIMARY KEY (sha1, name));
-CREATE TABLE IF NOT EXISTS prints (sha1 TEXT NOT NULL, name TEXT NOT NULL, prints BLOB NOT NULL,
-                                   PRIMARY KEY (sha1, name));
 CREATE TABLE IF NOT EXISTS metadata (path TEXT PRIMARY KEY, sha1 TEXT NOT NULL, data TEXT NOT NULL,
                                      warned TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, key TEXT NOT NULL, file TEXT NOT NULL,

@@ -157,10 +157,15 @@ def unpack_prints(blob: bytes, count: int) -> list[bytes]:
     return out
 
 
+#: zlib level of the parse rows: 4 stores them in 0.31 of their JSON, 1 in 0.36, 6 in 0.29 at
+#: three times the time of 4 (the rows of 4,900 arXiv papers: 0.11 s at 4, 0.07 s at 1).
+PACK_LEVEL = 4
+
+
 def pack(rows: list[dict[str, Any]]) -> bytes:
     """A file's parse rows as compressed JSON: they repeat every abstract the finished records
-    hold, and are read only when a file's records are finished again (a third of the size)."""
-    return zlib.compress(json.dumps(rows, ensure_ascii=False).encode("utf-8"), 1)
+    hold, and are read only when a file's records are finished again."""
+    return zlib.compress(json.dumps(rows, ensure_ascii=False).encode("utf-8"), PACK_LEVEL)
 
 
 def unpack(blob: bytes) -> list[dict[str, Any]]:

@@ -43,6 +43,9 @@ class Refresh:
         # a time: the rows it just parsed, and each re-parsed file's previous rows by content id
         # (an abstract whose row is as it was, in the same place, keeps its stored record).
         self.fresh: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        # the fingerprints the parse workers made, per parse, until the ledger has them: a
+        # refresh killed before that makes the missing ones again from the texts it needs
+        self.fresh_prints: dict[tuple[str, str], bytes] = {}
         self.old_rows: dict[str, dict[str, dict[str, Any]]] = {}
         self._metadata: dict[str, Metadata] = {}
         # metadata entries that named no paper and were warned about, per metadata file: each
@@ -56,7 +59,6 @@ class Refresh:
         if self.new_parser:
             with transaction(self.con):
                 self.con.execute("DELETE FROM parses")
-                self.con.execute("DELETE FROM prints")
         self._hash()
         self._parse_missing()
         corpus = [s for s in self.states if s.kind == CORPUS]
@@ -151,20 +153,17 @@ class Refresh:
             self._keep_parse(state, parsed, encodings[state.path])
 
     def _keep_parse(self, state: FileState, parsed: Parsed, encoding: str) -> None:
-        """Store one file's parse (and its papers' fingerprints), each file in a transaction
-        of its own: a refresh killed midway keeps the files it parsed."""
+        """Store one file's parse, each file in a transaction of its own: a refresh killed
+        midway keeps the files it parsed. Its papers' fingerprints stay in memory."""
         if parsed.rows is not None:
             self.fresh[(state.sha1, state.name)] = parsed.rows
+        if parsed.prints:
+            self.fresh_prints[(state.sha1, state.name)] = parsed.prints
         with transaction(self.con):
             self.con.execute(
                 "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (state.sha1, state.name, encoding, *parsed.stored),
             )
-            if parsed.prints:
-                self.con.execute(
-                    "INSERT OR REPLACE INTO prints VALUES (?, ?, ?)",
-                    (state.sha1, state.name, parsed.prints),
-                )
 
     def _known_titles(self, state: FileState, keep: bool) -> dict[str, tuple[str, str]]:
         """(name, title) of the abstracts this file held before: an edit re-derives only the new.
@@ -273,15 +272,11 @@ class Refresh:
         return found
 
     def prints(self, state_path: str, count: int) -> list[bytes] | None:
-        """The identity fingerprints of a file's ``count`` papers, in order, where its parse
-        made them (a parse on the worker processes); None otherwise."""
+        """The identity fingerprints of a file's ``count`` papers, in order, where this
+        refresh's parse made them (a parse on the worker processes); None otherwise."""
         state = next(s for s in self.states if s.path == state_path)
-        row = self.con.execute(
-            "SELECT prints FROM prints WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
-        ).fetchone()
-        if row is None:
-            return None
-        return unpack_prints(row[0], count)
+        packed = self.fresh_prints.get((state.sha1, state.name))
+        return None if packed is None else unpack_prints(packed, count)
 
     # --- records ------------------------------------------------------------------------------
 
@@ -486,7 +481,6 @@ class Refresh:
         for sha1, name in list(self.con.execute("SELECT sha1, name FROM parses")):
             if (sha1, name) not in keep:
                 self.con.execute("DELETE FROM parses WHERE sha1 = ? AND name = ?", (sha1, name))
-                self.con.execute("DELETE FROM prints WHERE sha1 = ? AND name = ?", (sha1, name))
 
     def _set_meta(self, name: str, value: str) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, value))
