@@ -114,6 +114,29 @@ def test_deleting_the_cache_keeps_keys(seeds_copy, isolated):
     assert _keys(Library([seeds_copy])) == keys
 
 
+def test_records_keyed_by_another_data_folders_ledger_are_keyed_again_at_once(
+    seeds_copy, tmp_path, monkeypatch
+):
+    """One index folder, used with two data folders in turn (another RLPAPERS_DATA_DIR): the
+    records the first ledger keyed were shown under the second until some file changed, and
+    then re-keyed, so a key the second showed moved on an unrelated edit. The records now
+    follow the ledger in use from the first command."""
+    other = tmp_path / "other"
+    other.mkdir()
+    _write(other / "tecrl.txt", f"Other\n\n{TECRL}")
+    index = tmp_path / "index"
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "first"))
+    Library([other], index_dir=tmp_path / "other-index").papers  # the first ledger's zhan_tecrl
+    (seed,) = [
+        p for p in Library([seeds_copy], index_dir=index).papers if p.key.startswith("zhan_tec")
+    ]
+    assert seed.key == "zhan_tecrlb"
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "second"))
+    shown = Library([seeds_copy], index_dir=index).get(seed.id).key
+    _write(seeds_copy / "zz_unrelated.txt", f"Topic\n\n{_abstract('OkapiRL for okapis')}\n")
+    assert Library([seeds_copy], index_dir=index).get(seed.id).key == shown == "zhan_tecrl"
+
+
 def test_an_edited_abstract_keeps_its_id_and_key_and_both_ids_resolve(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -285,9 +285,17 @@ class Store(Reads):
     def is_fresh(self, states: list[FileState]) -> bool:
         return (
             self._meta("parser") == PARSER_VERSION
-            and self._meta("ledger") == self.ledger_name
+            and self._meta("ledger") == self.keyed_by
             and not _stale(self.con, states)
         )
+
+    @property
+    def keyed_by(self) -> str:
+        """The ledger the records are keyed by, as the store remembers it: the team ledger's
+        URL without credentials, else the data folder's ledger file. Records another ledger
+        keyed (one index folder used with two data folders in turn) are refreshed before they
+        are read, so a key shown is the ledger's from the first command on."""
+        return self.ledger_name or os.path.abspath(self.data_dir / "ledger.db")
 
     @property
     def ledger_name(self) -> str:

@@ -403,7 +403,7 @@ class Refresh:
         self._record_files()
         self._set_meta("parser", PARSER_VERSION)
         self._set_meta("taught", "1")  # the ledger knows every text these records hold
-        self._set_meta("ledger", self.store.ledger_name)  # the ledger that keyed them
+        self._set_meta("ledger", self.store.keyed_by)  # the ledger that keyed them
         self._set_meta("changes", plan.identity.changes_digest)
         if not self.store._meta("instance"):
             self._set_meta("instance", new_instance())
