@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import warnings
+import zlib
 from pathlib import Path
 
 import pytest
@@ -234,10 +235,15 @@ def test_many_processes_heal_a_garbled_store_once(seeds_copy, isolated):
     assert notes == 1
 
 
-def test_a_garbled_vocabulary_heals(seeds_copy):
+@pytest.mark.parametrize(
+    "garbled",
+    ['{"entropy": 3}', zlib.compress(b'{"entropy": "many"}'), zlib.compress(b"[1]"), b"\x78\x9c"],
+    ids=["json-text", "a-count-no-number", "no-object", "cut-short"],
+)
+def test_a_garbled_vocabulary_heals(seeds_copy, garbled):
     lib = Library([seeds_copy])
     suggestion = lib.suggest("entropyy")
-    _garble(lib, "UPDATE parses SET vocab = ?", '{"entropy": "many"}')
+    _garble(lib, "UPDATE parses SET vocab = ?", garbled)
     with pytest.warns(IndexNotice, match="record store"):
         assert Library([seeds_copy]).suggest("entropyy") == suggestion
 

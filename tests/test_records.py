@@ -18,6 +18,7 @@ from rlpapers.errors import IndexNotice
 from rlpapers.model import Paper
 from rlpapers.store import VERSION
 from rlpapers.store.db import Garbled
+from rlpapers.store.parsing import unpack_counts
 from rlpapers.store.records import encode, paper_of, zdict
 
 from .conftest import run
@@ -74,11 +75,20 @@ def _as_schema_5(lib: Library, garble: str | None = None) -> str:
         con.execute("UPDATE records SET data = ? WHERE id = ?", (text, pid))
     if garble is not None:
         con.execute("UPDATE records SET data = ? WHERE id = ?", (garble, rows[-1][0]))
+    _as_schema_6(con)
     con.execute("PRAGMA user_version = 5")
     con.commit()
     instance = con.execute("SELECT value FROM meta WHERE name = 'instance'").fetchone()[0]
     con.close()
     return str(instance)
+
+
+def _as_schema_6(con: sqlite3.Connection) -> None:
+    """Word counts as JSON text and a fingerprints table, as schema 6 kept them."""
+    for n, vocab in con.execute("SELECT rowid, vocab FROM parses").fetchall():
+        text = json.dumps(unpack_counts(vocab), ensure_ascii=False)
+        con.execute("UPDATE parses SET vocab = ? WHERE rowid = ?", (text, n))
+    con.execute("CREATE TABLE prints (sha1 TEXT, name TEXT, prints BLOB, PRIMARY KEY (sha1, name))")
 
 
 def _ledger_rows(lib: Library) -> list[tuple]:
@@ -108,15 +118,17 @@ def test_a_schema_5_store_is_upgraded_in_place_with_its_ids_and_keys(seeds_copy)
     assert run("--corpus", seeds_copy, "search", "entropy", "-f", "ids").stdout
 
 
-def test_a_schema_6_store_drops_its_fingerprints_in_place(seeds_copy):
+def test_a_schema_6_store_is_compacted_in_place(seeds_copy):
     """Schema 7 keeps no fingerprints in the store (the parse workers hand them to the ledger
-    from memory): a schema 6 store loses the table, nothing else, and is not rebuilt."""
+    from memory) and compresses the word counts: a schema 6 store loses the table and packs its
+    counts, nothing else, and is not rebuilt."""
     lib = Library([seeds_copy])
     papers = [p.to_dict() for p in lib.papers]
+    vocabulary = lib.store.vocabulary()
     instance = lib.store.counter[0]
     lib.close()
     con = sqlite3.connect(_store_db(lib))
-    con.execute("CREATE TABLE prints (sha1 TEXT, name TEXT, prints BLOB, PRIMARY KEY (sha1, name))")
+    _as_schema_6(con)
     con.execute("PRAGMA user_version = 6")
     con.commit()
     con.close()
@@ -128,6 +140,8 @@ def test_a_schema_6_store_drops_its_fingerprints_in_place(seeds_copy):
     con = sqlite3.connect(_store_db(again))
     assert con.execute("PRAGMA user_version").fetchone()[0] == VERSION == 7
     assert "prints" not in {n for (n,) in con.execute("SELECT name FROM sqlite_master")}
+    assert {type(v) for (v,) in con.execute("SELECT vocab FROM parses")} == {bytes}
+    assert again.store.vocabulary() == vocabulary and len(vocabulary) > 1000
 
 
 @pytest.mark.parametrize("version", [5, 2, 99])

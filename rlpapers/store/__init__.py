@@ -67,8 +67,17 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 
+
+def _compact_parses(con: sqlite3.Connection) -> None:
+    from .parsing import compact_parses  # not imported by a warm read
+
+    compact_parses(con)
+
+
 APP_ID = 0x726C7073  # "rlps"
-VERSION = 7  # 3: parses.rows zlib JSON; 4: prints; 5: metadata; 6: records.data; 7: no prints
+VERSION = (
+    7  # 3: parses.rows zlib; 4: prints; 5: metadata; 6: records.data; 7: no prints, vocab zlib
+)
 #: Schema version -> what brings a store of that version to the next (the records it holds are
 #: what an identity ledger written before version 4 learns its fingerprints from: they are kept).
 UPGRADES: Upgrades = {
@@ -77,9 +86,7 @@ UPGRADES: Upgrades = {
     4: "CREATE TABLE IF NOT EXISTS metadata (path TEXT PRIMARY KEY, sha1 TEXT NOT NULL, "
     "data TEXT NOT NULL, warned TEXT NOT NULL)",
     5: reencode,
-    # the fingerprints the parse workers make go to the ledger from memory: kept in the store
-    # they were a fifth of it (30 MB at 75,000 papers), read only by the refresh that made them
-    6: "DROP TABLE IF EXISTS prints",
+    6: _compact_parses,
 }
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -87,7 +94,7 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, kind TEXT NOT NULL, pos
                     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha1 TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS parses (sha1 TEXT NOT NULL, name TEXT NOT NULL,
                      encoding TEXT NOT NULL, ids TEXT NOT NULL, bases TEXT NOT NULL,
-                     vocab TEXT NOT NULL, rows BLOB NOT NULL, PRIMARY KEY (sha1, name));
+                     vocab BLOB NOT NULL, rows BLOB NOT NULL, PRIMARY KEY (sha1, name));
 CREATE TABLE IF NOT EXISTS metadata (path TEXT PRIMARY KEY, sha1 TEXT NOT NULL, data TEXT NOT NULL,
                                      warned TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, key TEXT NOT NULL, file TEXT NOT NULL,

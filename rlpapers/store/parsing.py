@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import warnings
 import zlib
 from collections import Counter
@@ -125,7 +126,7 @@ def parse_one(job: Job) -> Parsed:
     stored = (
         json.dumps([p.id for p in papers]),
         json.dumps([base_key(p) for p in papers]),
-        json.dumps(dict(counts), ensure_ascii=False),
+        pack_counts(counts),
         pack(rows),
     )
     messages = [str(w.message) for w in caught if issubclass(w.category, ParseWarning)]
@@ -166,6 +167,34 @@ def pack(rows: list[dict[str, Any]]) -> bytes:
     """A file's parse rows as compressed JSON: they repeat every abstract the finished records
     hold, and are read only when a file's records are finished again."""
     return zlib.compress(json.dumps(rows, ensure_ascii=False).encode("utf-8"), PACK_LEVEL)
+
+
+def pack_counts(counts: Mapping[str, int]) -> bytes:
+    """A file's word counts as compressed JSON (a third of their JSON, 9.6 → 2.7 MB at 75,000
+    arXiv papers): read whole by ``stats`` and spelling suggestions, never in part."""
+    return zlib.compress(json.dumps(dict(counts), ensure_ascii=False).encode("utf-8"), PACK_LEVEL)
+
+
+def unpack_counts(blob: Any) -> dict[str, int]:
+    """``pack_counts``'s counts; ``Garbled`` for anything else (the store heals)."""
+    try:
+        counts: dict[str, int] = loads(zlib.decompress(blob), dict, "word counts")
+    except (zlib.error, TypeError) as error:
+        raise Garbled(f"garbled word counts ({error})") from None
+    if not set(map(type, counts.values())) <= {int}:
+        raise Garbled("garbled word counts (a count that is no number)")
+    return counts
+
+
+def compact_parses(con: sqlite3.Connection) -> None:
+    """Bring the parses of a store of schema 6 to schema 7, in place: the fingerprints the parse
+    workers make now reach the ledger from memory (kept in the store they were a fifth of it,
+    30 MB at 75,000 papers, read only by the refresh that made them), and the word counts are
+    compressed. Counts that are not a JSON object are ``Garbled``: the store is rebuilt."""
+    con.execute("DROP TABLE IF EXISTS prints")
+    rows = con.execute("SELECT rowid, vocab FROM parses").fetchall()
+    packed = [(pack_counts(loads(vocab, dict, "word counts")), n) for n, vocab in rows]
+    con.executemany("UPDATE parses SET vocab = ? WHERE rowid = ?", packed)
 
 
 def unpack(blob: bytes) -> list[dict[str, Any]]:

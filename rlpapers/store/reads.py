@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..model import Paper
-from .db import Garbled, busy, chunks, collector_paused, damaged, loads
+from .db import busy, chunks, collector_paused, damaged
 from .files import CORPUS
 from .records import HEAD_SQL, head_counts, paper_of, text_of
 
@@ -170,6 +170,8 @@ class Reads:
         return self.reading(self._vocabulary)
 
     def _vocabulary(self) -> dict[str, int]:
+        from .parsing import unpack_counts
+
         total: Counter[str] = Counter()
         files = self.con.execute("SELECT path, sha1 FROM files WHERE kind = ?", (CORPUS,))
         for path, sha1 in files.fetchall():
@@ -178,10 +180,7 @@ class Reads:
                 (sha1, self.names.get(path) or Path(path).name),
             ).fetchone()
             with collector_paused():
-                counts = loads(row[0] if row else "{}", dict, "vocabulary")
-                if not set(map(type, counts.values())) <= {int}:
-                    raise Garbled("garbled vocabulary (a count that is no number)")
-                total.update(counts)
+                total.update(unpack_counts(row[0]) if row else {})
         return dict(total)
 
     def keys(self) -> list[tuple[str, str, str]]:

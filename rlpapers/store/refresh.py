@@ -27,6 +27,10 @@ from .records import encode, stored_paper
 KEEP_PARSED_BYTES = 16_000_000
 
 _INSERT = "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_PRINTS = "temp.fresh_prints"  # the parse workers' fingerprints during one refresh (``run``)
+_PRINTS_COLUMNS = (
+    "(sha1 TEXT NOT NULL, name TEXT NOT NULL, prints BLOB NOT NULL, PRIMARY KEY (sha1, name))"
+)
 
 if TYPE_CHECKING:
     from ..key_format import KeyFormat
@@ -43,9 +47,6 @@ class Refresh:
         # a time: the rows it just parsed, and each re-parsed file's previous rows by content id
         # (an abstract whose row is as it was, in the same place, keeps its stored record).
         self.fresh: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        # the fingerprints the parse workers made, per parse, until the ledger has them: a
-        # refresh killed before that makes the missing ones again from the texts it needs
-        self.fresh_prints: dict[tuple[str, str], bytes] = {}
         self.old_rows: dict[str, dict[str, dict[str, Any]]] = {}
         self._metadata: dict[str, Metadata] = {}
         # metadata entries that named no paper and were warned about, per metadata file: each
@@ -54,6 +55,17 @@ class Refresh:
         self.joined: dict[str, str] = {}  # entry content id -> its text paper's (``join``)
 
     def run(self) -> None:
+        # The fingerprints the parse workers make wait for the ledger in a table of the
+        # connection's temporary database (a file SQLite deletes; kept in the store they were
+        # a fifth of it, in memory they raised a 75k build's peak by 30 MB). A refresh killed
+        # before the ledger has them makes the ones it needs from the texts.
+        self.con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_PRINTS} {_PRINTS_COLUMNS}")
+        self.con.execute(f"DELETE FROM {_PRINTS}")
+        self._run()
+        # (after an error a statement may still hold the table: it goes with the connection)
+        self.con.execute(f"DROP TABLE IF EXISTS {_PRINTS}")
+
+    def _run(self) -> None:
         # a new parser may give other titles and names: no stored record can be kept as it is
         self.new_parser = self.store._meta("parser") != PARSER_VERSION
         if self.new_parser:
@@ -154,16 +166,19 @@ class Refresh:
 
     def _keep_parse(self, state: FileState, parsed: Parsed, encoding: str) -> None:
         """Store one file's parse, each file in a transaction of its own: a refresh killed
-        midway keeps the files it parsed. Its papers' fingerprints stay in memory."""
+        midway keeps the files it parsed (its papers' fingerprints wait in ``_PRINTS``)."""
         if parsed.rows is not None:
             self.fresh[(state.sha1, state.name)] = parsed.rows
-        if parsed.prints:
-            self.fresh_prints[(state.sha1, state.name)] = parsed.prints
         with transaction(self.con):
             self.con.execute(
                 "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (state.sha1, state.name, encoding, *parsed.stored),
             )
+            if parsed.prints:
+                self.con.execute(
+                    f"INSERT OR REPLACE INTO {_PRINTS} VALUES (?, ?, ?)",
+                    (state.sha1, state.name, parsed.prints),
+                )
 
     def _known_titles(self, state: FileState, keep: bool) -> dict[str, tuple[str, str]]:
         """(name, title) of the abstracts this file held before: an edit re-derives only the new.
@@ -275,8 +290,10 @@ class Refresh:
         """The identity fingerprints of a file's ``count`` papers, in order, where this
         refresh's parse made them (a parse on the worker processes); None otherwise."""
         state = next(s for s in self.states if s.path == state_path)
-        packed = self.fresh_prints.get((state.sha1, state.name))
-        return None if packed is None else unpack_prints(packed, count)
+        row = self.con.execute(
+            f"SELECT prints FROM {_PRINTS} WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
+        ).fetchone()
+        return None if row is None else unpack_prints(row[0], count)
 
     # --- records ------------------------------------------------------------------------------
 
