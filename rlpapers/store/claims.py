@@ -1,17 +1,21 @@
-"""Keys that metadata gives papers: a ``key:`` claimed as the paper's current key, and
-``old_keys:`` kept as keys the paper had before (a ``keys.yaml`` pinned on another machine
-carries them, so a draft citing an old key, or a metadata entry naming one, still finds the
-paper on a fresh data folder)."""
+"""Keys that metadata and bibliography files give papers: a ``key:`` claimed as the paper's
+current key, and ``old_keys:`` kept as keys the paper had before (a ``keys.yaml`` pinned on
+another machine carries them, so a draft citing an old key, or a metadata entry naming one,
+still finds the paper on a fresh data folder)."""
 
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ParseError, ParseWarning
 from ..keys import SAFE_KEY, SAFE_KEY_TEXT
 from ..metadata import Override
 from .ledger import IdentityLedger
+
+if TYPE_CHECKING:
+    from .files import FileState
 
 
 def merged(pairs: list[tuple[str, Override]], warn: bool) -> dict[str, dict[str, Any]]:
@@ -95,3 +99,35 @@ def keep_old_keys(ledger: IdentityLedger, pairs: list[tuple[str, Override]]) -> 
                 continue
             ledger.give_key(pid, old)  # the old key, then the current one again: the old
             ledger.give_key(pid, current[pid])  # one stays the paper's as an old key
+
+
+def file_keys(
+    corpus: list[FileState], rows: Callable[[str], list[dict[str, Any]]]
+) -> list[tuple[str, Override]]:
+    """(content id, a ``key`` override) for each paper a bibliography file of ``corpus`` gives
+    its own key (``rows``: a file's parse rows, by path): the key is the paper's as if pinned.
+    Two places giving one key to two papers are a ``ParseError`` naming both."""
+    from ..readers import format_of
+    from ..readers.record import named_by_key_alone
+
+    out: list[tuple[str, Override]] = []
+    given: dict[str, tuple[str, str, str]] = {}  # key -> (content id, where, who)
+    for state in corpus:
+        if format_of(state.name) is None:
+            continue
+        for row in rows(state.path):
+            key, line = row.get("key"), row.get("line")
+            if not isinstance(key, str) or not key:
+                continue
+            line = line if isinstance(line, int) else 0
+            who = named_by_key_alone(row, key)
+            first = given.setdefault(key, (row["id"], f"{state.name}:{line}", who))
+            if first[0] != row["id"] or (who and first[2] and who != first[2]):
+                raise ParseError(
+                    f"key {key!r} is given to two papers, here and at {first[1]}; a key "
+                    "names one paper: change one of them",
+                    state.name,
+                    line or None,
+                )
+            out.append((row["id"], Override(row["id"], {"key": key}, state.name, line)))
+    return out

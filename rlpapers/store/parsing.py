@@ -29,15 +29,15 @@ Titles = Mapping[str, tuple[str, str]]
 
 @dataclass(frozen=True)
 class Parsed:
-    """One file's parse: its row of the store's ``parses`` table (``stored``: content ids, base
-    keys and word counts as JSON, the rows as compressed JSON), what the parser warned about, and
+    """One file's parse: its row of the store's ``parses`` table (``stored``: content ids and base
+    keys as JSON, word counts and rows as compressed JSON), what the parser warned about, and
     the rows themselves when the job asked to keep them.
 
     The worker that parsed the file encodes the row, so what comes back to the refreshing
     process is a few strings, not a tree of dicts for every paper: a 4,000-paper file's rows
     cost tens of MB there, and a pickle and an unpickle besides."""
 
-    stored: tuple[str, str, str, bytes]
+    stored: tuple[str, str, bytes, bytes]
     warnings: list[str]
     rows: list[dict[str, Any]] | None = None
     prints: bytes = b""  # ``pack_prints`` of each paper's identity fingerprint

@@ -10,11 +10,12 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ParseError, ParseWarning
-from ..metadata import Metadata, Override, read_metadata
+from ..metadata import Metadata, read_metadata
 from ..model import Paper
 from ..parse import PARSER_VERSION
 from ..text import shown
 from .assign import Identities
+from .claims import file_keys
 from .db import Garbled, chunks, loads, new_instance, strings, transaction
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
@@ -88,7 +89,7 @@ class Refresh:
         }
         overrides = [o for s in self.states if s.kind != CORPUS for o in self.metadata(s).overrides]
         identity = Identities(self, items, previous, self.store.files).assign(
-            overrides, self._file_keys(corpus)
+            overrides, file_keys(corpus, self.rows)
         )
         identity.same_changes = identity.changes_digest == self.store._meta("changes")
         self.joined = rejoin(items, identity.joined)
@@ -207,35 +208,6 @@ class Refresh:
                 strings(loads(ids, list, "parse ids"), "parse ids"),
                 strings(loads(bases, list, "parse keys"), "parse keys"),
             )
-        return out
-
-    def _file_keys(self, corpus: list[FileState]) -> list[tuple[str, Override]]:
-        """(content id, a ``key`` override) for each paper a bibliography file gives its own
-        key: the key is the paper's as if pinned. Two places giving one key to two papers are
-        a ``ParseError`` naming both."""
-        from ..readers import format_of
-        from ..readers.record import named_by_key_alone
-
-        out: list[tuple[str, Override]] = []
-        given: dict[str, tuple[str, str, str]] = {}  # key -> (content id, where, who)
-        for state in corpus:
-            if format_of(state.name) is None:
-                continue
-            for row in self.rows(state.path):
-                key, line = row.get("key"), row.get("line")
-                if not isinstance(key, str) or not key:
-                    continue
-                line = line if isinstance(line, int) else 0
-                who = named_by_key_alone(row, key)
-                first = given.setdefault(key, (row["id"], f"{state.name}:{line}", who))
-                if first[0] != row["id"] or (who and first[2] and who != first[2]):
-                    raise ParseError(
-                        f"key {key!r} is given to two papers, here and at {first[1]}; a key "
-                        "names one paper: change one of them",
-                        state.name,
-                        line or None,
-                    )
-                out.append((row["id"], Override(row["id"], {"key": key}, state.name, line)))
         return out
 
     @property
