@@ -75,9 +75,8 @@ def _compact_parses(con: sqlite3.Connection) -> None:
 
 
 APP_ID = 0x726C7073  # "rlps"
-VERSION = (
-    7  # 3: parses.rows zlib; 4: prints; 5: metadata; 6: records.data; 7: no prints, vocab zlib
-)
+# 3: parses.rows in zlib; 4: prints; 5: metadata; 6: records.data; 7: no prints, vocab in zlib
+VERSION = 7
 #: Schema version -> what brings a store of that version to the next (the records it holds are
 #: what an identity ledger written before version 4 learns its fingerprints from: they are kept).
 UPGRADES: Upgrades = {
