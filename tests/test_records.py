@@ -248,3 +248,36 @@ def test_a_damaged_compressed_record_heals_with_a_note(seeds_copy, command, dama
     assert healed.stdout == before
     assert _keys(Library([seeds_copy])) == keys
     assert run("--corpus", seeds_copy, *args).stderr == ""
+
+
+def test_a_refresh_pauses_the_collector_and_turns_it_back_on(seeds_copy, monkeypatch):
+    """The collector is off while a refresh assigns ids and writes records (none of its many
+    objects is in a cycle; at 75,000 papers the collections cost 0.2-0.3 s of a one-file
+    refresh), and on again after it, as after a refresh that fails."""
+    import gc
+
+    from rlpapers.store import assign
+
+    seen = []
+    real = assign.Identities.assign
+    monkeypatch.setattr(
+        assign.Identities, "assign", lambda self, *a: seen.append(gc.isenabled()) or real(self, *a)
+    )
+    assert gc.isenabled()
+    assert Library([seeds_copy]).papers
+    assert seen == [False] and gc.isenabled()
+
+    def failing(self, *a):
+        raise RuntimeError("a refresh that fails")
+
+    monkeypatch.setattr(assign.Identities, "assign", failing)
+    _write_seed_edit(seeds_copy)
+    with pytest.raises(RuntimeError):
+        len(Library([seeds_copy]).papers)
+    assert gc.isenabled()
+
+
+def _write_seed_edit(corpus: Path) -> None:
+    from .test_identity import _abstract, _write
+
+    _write(corpus / "zz_more.txt", f"Topic\n\n{_abstract('ZebraRL, a method for zebras')}\n")
