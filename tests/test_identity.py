@@ -126,7 +126,7 @@ def test_records_keyed_by_another_data_folders_ledger_are_keyed_again_at_once(
     _write(other / "tecrl.txt", f"Other\n\n{TECRL}")
     index = tmp_path / "index"
     monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "first"))
-    Library([other], index_dir=tmp_path / "other-index").papers  # the first ledger's zhan_tecrl
+    assert Library([other], index_dir=tmp_path / "other-index").papers  # its zhan_tecrl
     (seed,) = [
         p for p in Library([seeds_copy], index_dir=index).papers if p.key.startswith("zhan_tec")
     ]
@@ -135,6 +135,49 @@ def test_records_keyed_by_another_data_folders_ledger_are_keyed_again_at_once(
     shown = Library([seeds_copy], index_dir=index).get(seed.id).key
     _write(seeds_copy / "zz_unrelated.txt", f"Topic\n\n{_abstract('OkapiRL for okapis')}\n")
     assert Library([seeds_copy], index_dir=index).get(seed.id).key == shown == "zhan_tecrl"
+
+
+def test_index_status_is_not_fresh_for_records_keyed_by_another_ledger(
+    seeds_copy, tmp_path, monkeypatch
+):
+    """Records another data folder's ledger keyed are refreshed before they are read (their
+    keys may change): ``index --status`` with the other data folder does not call them fresh."""
+    other = tmp_path / "other"
+    other.mkdir()
+    _write(other / "tecrl.txt", f"Other\n\n{TECRL}")
+    index = tmp_path / "index"
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "first"))
+    assert Library([other], index_dir=tmp_path / "other-index").papers  # its zhan_tecrl
+    (seed,) = [
+        p for p in Library([seeds_copy], index_dir=index).papers if p.key.startswith("zhan_tec")
+    ]
+    assert seed.key == "zhan_tecrlb"
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "second"))
+    status = json.loads(
+        run("--corpus", seeds_copy, "--index-dir", index, "index", "--status", "-f", "json").stdout
+    )
+    assert Library([seeds_copy], index_dir=index).get(seed.id).key == "zhan_tecrl"  # re-keyed
+    assert status["state"] != "fresh", status  # is "fresh", changed_files []
+
+
+def test_one_data_folder_named_through_a_symlink_is_one_ledger(seeds_copy, tmp_path, monkeypatch):
+    """The records remember the ledger that keyed them; the same ledger file reached through a
+    symlink to its folder is the same ledger: reading with either name refreshes nothing."""
+    from rlpapers.store.refresh import Refresh
+
+    data = tmp_path / "data"
+    link = tmp_path / "link"
+    link.symlink_to(data, target_is_directory=True)
+    index = tmp_path / "index"
+    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(data))
+    keys = _keys(Library([seeds_copy], index_dir=index))
+    runs = []
+    real = Refresh.run
+    monkeypatch.setattr(Refresh, "run", lambda self: runs.append(1) or real(self))
+    for folder in (link, data, link):
+        monkeypatch.setenv("RLPAPERS_DATA_DIR", str(folder))
+        assert _keys(Library([seeds_copy], index_dir=index)) == keys
+    assert runs == []  # is [1, 1, 1]: a refresh at each switch
 
 
 def test_an_edited_abstract_keeps_its_id_and_key_and_both_ids_resolve(tmp_path):

@@ -166,20 +166,75 @@ def test_the_workers_fingerprints_reach_the_ledger_from_memory(tmp_path, monkeyp
     corpus = tmp_path / "corpus"
     shutil.copytree(SEEDS, corpus)
     monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "alone-data"))
-    Library([corpus], index_dir=tmp_path / "alone").papers
+    assert Library([corpus], index_dir=tmp_path / "alone").papers
     made = []
     real = identity.fingerprint
     monkeypatch.setattr(assign, "fingerprint", lambda text: made.append(text) or real(text))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr("rlpapers.store.parsing.PARALLEL_BYTES", 0)
     monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "pooled-data"))
-    Library([corpus], index_dir=tmp_path / "pooled").papers
+    assert Library([corpus], index_dir=tmp_path / "pooled").papers
     assert made == []  # every paper's came from a worker
     pooled = _ledger_prints(tmp_path / "pooled-data")
     assert pooled == _ledger_prints(tmp_path / "alone-data") and len(pooled) == 40
     (store,) = (tmp_path / "pooled").glob("*/store.db")
     tables = sqlite3.connect(store).execute("SELECT name FROM sqlite_master WHERE type='table'")
     assert not {"prints", "fresh_prints"} & {name for (name,) in tables}
+
+
+#: A refresh whose parse runs on the worker processes, killed (SIGKILL) once it has kept the
+#: parse of the first file back: its fingerprints never reached the ledger.
+KILLED_AFTER_ONE_PARSE = """
+import os, signal, sys
+os.cpu_count = lambda: 2
+import rlpapers.store.parsing as parsing
+import rlpapers.store.refresh as refresh
+parsing.PARALLEL_BYTES = 0
+refresh.KEEP_PARSED_BYTES = 0
+keep = refresh.Refresh._keep_parse
+def killed(self, *args):
+    keep(self, *args)
+    os.kill(os.getpid(), signal.SIGKILL)
+refresh.Refresh._keep_parse = killed
+from rlpapers import Library
+Library([sys.argv[1]]).papers
+"""
+
+
+def test_edits_parsed_by_a_killed_refresh_keep_their_ids_and_keys(tmp_path, monkeypatch):
+    """A refresh killed after its workers parsed an edited file (the parse is kept, the
+    fingerprints, waiting in a temporary table, are gone): the next refresh does not parse the
+    file again, makes the fingerprints from the texts, and the edited abstracts keep their ids
+    and keys."""
+    import sqlite3
+
+    from rlpapers.store import assign, identity
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SEEDS, corpus)
+    before = {p.id: p.key for p in Library([corpus]).papers}
+    for path in sorted(corpus.glob("*.txt")):  # one abstract of each file gets a sentence more
+        blocks = path.read_text(encoding="utf-8").split("\n\n")
+        n = next(i for i, block in enumerate(blocks) if len(block) > 400)
+        blocks[n] += " We release the code."
+        _write(path, "\n\n".join(blocks))
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_ONE_PARSE, str(corpus)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert killed.returncode == -9, killed.stderr
+    (store,) = Path(os.environ["RLPAPERS_INDEX_DIR"]).glob("*/store.db")
+    with sqlite3.connect(store) as con:
+        assert con.execute("SELECT count(*) FROM parses").fetchone()[0] == 3  # 2 old, 1 new
+    made = []
+    real = identity.fingerprint
+    monkeypatch.setattr(assign, "fingerprint", lambda text: made.append(text) or real(text))
+    after = {p.id: p.key for p in Library([corpus]).papers}
+    assert made  # the killed refresh's file: from the texts
+    assert after == before
 
 
 #: A parse worker busy with a file for ten minutes (a large file on a slow disk).

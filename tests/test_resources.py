@@ -611,3 +611,50 @@ def test_a_corpus_file_that_vanishes_between_stat_and_read_is_skipped(tmp_path, 
     with pytest.warns(ParseWarning, match=f"{SEED}: vanished during the run .*; skipped"):
         papers = Library([corpus], index_dir=tmp_path / "index").papers
     assert papers and {p.source for p in papers} == {"003_9c520f58a50b3392.txt"}
+
+
+# --- SQLite's temporary files -------------------------------------------------------------------
+
+#: The CLI with its parse forced onto the worker processes (as a corpus over 2 MB is parsed),
+#: so that the refresh keeps the workers' fingerprints until the ledger takes them.
+POOLED_MAIN = (
+    "import os, sys\nos.cpu_count = lambda: 2\nimport rlpapers.store.parsing as parsing\n"
+    "parsing.PARALLEL_BYTES = 0\nfrom rlpapers.cli import main\n"
+    "sys.argv = ['rlpapers', *sys.argv[1:]]\nmain()\n"
+)
+
+
+def _with_full_tmpdir(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    """The CLI with TMPDIR on a 16 KiB tmpfs (mounted in a mount namespace of its own)."""
+    script = f'mount -t tmpfs -o size=16k tmpfs "{tmp}" && exec "$@"'
+    command = [sys.executable, "-c", POOLED_MAIN, *args]
+    env = dict(os.environ, TMPDIR=str(tmp))
+    return subprocess.run(
+        ["unshare", "-m", "sh", "-c", script, "sh", *command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_a_full_tmpdir_does_not_stop_a_build(tmp_path):
+    if sys.platform != "linux" or shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("needs root and unshare to mount a small tmpfs")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for f in range(2):  # 100 papers a file: each file's fingerprints are about 50 KB
+        blocks = [
+            f"We propose M{f}x{i}RL, a method. "
+            + " ".join(f"w{f}x{i}x{j}" for j in range(140))
+            + "."
+            for i in range(100)
+        ]
+        (corpus / f"f{f}.txt").write_text("Topic\n\n" + "\n\n".join(blocks) + "\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    done = _with_full_tmpdir(tmp, "--corpus", str(corpus), "list", "-f", "ids")
+    if done.returncode == 32:  # mount refused (a container without the capability)
+        pytest.skip(done.stderr)
+    assert done.returncode == 0, done.stderr  # is 2: "cannot write the record store in …:
+    assert len(done.stdout.split()) == 200  # database or disk is full; choose another folder"

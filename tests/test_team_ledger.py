@@ -442,3 +442,46 @@ def test_both_engines_keep_pinned_old_keys(tmp_path, engine):
         assert ledger.keys_of([pid]) == {pid: "ada1"}
     finally:
         ledger.close()
+
+
+# --- which ledger keyed the records -------------------------------------------------------------
+
+
+def _named_in_the_query(url: str, database: str) -> str:
+    """``url`` naming its database as libpq also reads it: ``dbname=`` in the query."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/", query=f"{parts.query}&dbname={database}"))
+
+
+def test_two_team_databases_named_in_the_query_are_two_ledgers(
+    tmp_path, pg_server, pg_url, monkeypatch
+):
+    """The records follow the team ledger in use: a second team database named by ``dbname=``
+    in the URL's query keys them again, as one named in the URL's path does."""
+    from .test_identity import TECRL, _write
+
+    first, second = f"t_{uuid.uuid4().hex[:12]}", f"t_{uuid.uuid4().hex[:12]}"
+    admin(pg_server, f"CREATE DATABASE {first}", f"CREATE DATABASE {second}")
+    try:
+        other = tmp_path / "other"
+        other.mkdir()
+        _write(other / "tecrl.txt", f"Other\n\n{TECRL}")
+        seeds = tmp_path / "seeds"
+        shutil.copytree(SEEDS, seeds)
+        monkeypatch.setenv("RLPAPERS_LEDGER", _named_in_the_query(pg_server, first))
+        assert "zhan_tecrl" in keys_of(other).values()  # the first ledger's zhan_tecrl
+        index = tmp_path / "index"
+        with Library([seeds], index_dir=index) as lib:
+            (seed,) = [p for p in lib.papers if p.key.startswith("zhan_tec")]
+        assert seed.key == "zhan_tecrlb"
+        monkeypatch.setenv("RLPAPERS_LEDGER", _named_in_the_query(pg_server, second))
+        with Library([seeds], index_dir=index) as lib:
+            assert lib.get(seed.id).key == "zhan_tecrl"  # is zhan_tecrlb: the first's key
+    finally:
+        admin(
+            pg_server,
+            f"DROP DATABASE IF EXISTS {first} WITH (FORCE)",
+            f"DROP DATABASE IF EXISTS {second} WITH (FORCE)",
+        )

@@ -298,10 +298,15 @@ class Store(Reads):
     @property
     def keyed_by(self) -> str:
         """The ledger the records are keyed by, as the store remembers it: the team ledger's
-        URL without credentials, else the data folder's ledger file. Records another ledger
-        keyed (one index folder used with two data folders in turn) are refreshed before they
-        are read, so a key shown is the ledger's from the first command on."""
-        return self.ledger_name or os.path.abspath(self.data_dir / "ledger.db")
+        URL without its secrets (``ledger_place``), else the data folder's ledger file, links
+        resolved. Records another ledger keyed (one index folder used with two data folders in
+        turn) are refreshed before they are read, so a key shown is the ledger's from the first
+        command on."""
+        if self.ledger_name:
+            from .ledger.team import ledger_place
+
+            return ledger_place(str(self.ledger_url))
+        return os.path.realpath(self.data_dir / "ledger.db")
 
     @property
     def ledger_name(self) -> str:
@@ -338,13 +343,16 @@ class Store(Reads):
             try:
                 records = con.execute("SELECT count(*) FROM records").fetchone()[0]
                 stale = self._stale_files(con)
+                keyed_by = con.execute("SELECT value FROM meta WHERE name = 'ledger'").fetchone()
                 self.looked = _counter(con)
             finally:
                 con.close()
         except sqlite3.DatabaseError as error:
             return out | {"state": f"damaged ({error})"}
+        # records another ledger keyed are keyed again before they are read (``keyed_by``)
+        other = keyed_by is None or keyed_by[0] != self.keyed_by
         return out | {
-            "state": "stale" if stale else "fresh",
+            "state": "stale" if stale or other else "fresh",
             "records": records,
             "changed_files": stale,
             "size_bytes": path.stat().st_size,

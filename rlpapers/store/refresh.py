@@ -20,7 +20,7 @@ from .db import Garbled, chunks, collector_paused, loads, new_instance, strings,
 from .files import CORPUS, FileState, read_bytes
 from .finish import Finisher, merge_copies
 from .join import rejoin, rejoined
-from .parsing import Parsed, parse_many, unpack, unpack_prints
+from .parsing import Parsed, WorkerPrints, parse_many, unpack
 from .plan import Copies, Identity, Item, Plan, RecordState, Source, digest, kept
 from .records import encode, stored_paper
 
@@ -28,10 +28,6 @@ from .records import encode, stored_paper
 KEEP_PARSED_BYTES = 16_000_000
 
 _INSERT = "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-_PRINTS = "temp.fresh_prints"  # the parse workers' fingerprints during one refresh (``run``)
-_PRINTS_COLUMNS = (
-    "(sha1 TEXT NOT NULL, name TEXT NOT NULL, prints BLOB NOT NULL, PRIMARY KEY (sha1, name))"
-)
 
 if TYPE_CHECKING:
     from ..key_format import KeyFormat
@@ -54,21 +50,15 @@ class Refresh:
         # is named once per version of its file, not on every refresh
         self.warned: dict[str, set[str]] = {}
         self.joined: dict[str, str] = {}  # entry content id -> its text paper's (``join``)
+        self.worker_prints = WorkerPrints(self.con)
 
     def run(self) -> None:
-        # The fingerprints the parse workers make wait for the ledger in a table of the
-        # connection's temporary database (a file SQLite deletes; kept in the store they were
-        # a fifth of it, in memory they raised a 75k build's peak by 30 MB). A refresh killed
-        # before the ledger has them makes the ones it needs from the texts.
-        self.con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_PRINTS} {_PRINTS_COLUMNS}")
-        self.con.execute(f"DELETE FROM {_PRINTS}")
         # Hundreds of thousands of objects live through a refresh of a big corpus (a state, an
         # item, ids and keys for every paper), none in a cycle: each collection the allocations
         # start would walk them all again (0.2-0.3 s of a one-file refresh at 75,000 papers).
         with collector_paused():
             self._run()
-        # (after an error a statement may still hold the table: it goes with the connection)
-        self.con.execute(f"DROP TABLE IF EXISTS {_PRINTS}")
+        self.worker_prints.close()
 
     def _run(self) -> None:
         # a new parser may give other titles and names: no stored record can be kept as it is
@@ -171,19 +161,15 @@ class Refresh:
 
     def _keep_parse(self, state: FileState, parsed: Parsed, encoding: str) -> None:
         """Store one file's parse, each file in a transaction of its own: a refresh killed
-        midway keeps the files it parsed (its papers' fingerprints wait in ``_PRINTS``)."""
+        midway keeps the files it parsed (its papers' fingerprints: ``WorkerPrints``)."""
         if parsed.rows is not None:
             self.fresh[(state.sha1, state.name)] = parsed.rows
+        self.worker_prints.keep(state.sha1, state.name, parsed.prints)
         with transaction(self.con):
             self.con.execute(
                 "INSERT OR REPLACE INTO parses VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (state.sha1, state.name, encoding, *parsed.stored),
             )
-            if parsed.prints:
-                self.con.execute(
-                    f"INSERT OR REPLACE INTO {_PRINTS} VALUES (?, ?, ?)",
-                    (state.sha1, state.name, parsed.prints),
-                )
 
     def _known_titles(self, state: FileState, keep: bool) -> dict[str, tuple[str, str]]:
         """(name, title) of the abstracts this file held before: an edit re-derives only the new.
@@ -266,10 +252,7 @@ class Refresh:
         """The identity fingerprints of a file's ``count`` papers, in order, where this
         refresh's parse made them (a parse on the worker processes); None otherwise."""
         state = next(s for s in self.states if s.path == state_path)
-        row = self.con.execute(
-            f"SELECT prints FROM {_PRINTS} WHERE sha1 = ? AND name = ?", (state.sha1, state.name)
-        ).fetchone()
-        return None if row is None else unpack_prints(row[0], count)
+        return self.worker_prints.get(state.sha1, state.name, count)
 
     # --- records ------------------------------------------------------------------------------
 

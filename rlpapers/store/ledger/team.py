@@ -25,7 +25,7 @@ import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from ...errors import LedgerError
 from ...keys import key_suffix
@@ -65,6 +65,23 @@ def shown_url(url: str) -> str:
     if not host and "host" in query:
         host = query["host"][0]
     return f"{parts.scheme}://{user}{host}{port}{parts.path}"
+
+
+#: Query parameters of a URL that carry a secret, never written anywhere.
+_SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
+
+
+def ledger_place(url: str) -> str:
+    """Which ledger a URL names, without its secrets: ``shown_url`` and the query's other
+    parameters (``dbname=``, ``port=``, ``host=`` and the like name another database), sorted."""
+    try:
+        query = parse_qs(urlsplit(url).query, keep_blank_values=True)
+    except ValueError:
+        return shown_url(url)
+    kept = sorted(
+        (k, v) for k, values in query.items() if k not in _SECRET_PARAMETERS for v in values
+    )
+    return shown_url(url) + ("?" + urlencode(kept) if kept else "")
 
 
 def secrets(url: str) -> list[str]:
