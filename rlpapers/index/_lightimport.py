@@ -5,10 +5,14 @@ imports the ``cached_property`` package, which imports ``asyncio``, and ``whoosh
 imports ``whoosh.lang.morph_en`` (English word variations for a query type rlpapers never
 builds, 5 ms of regular expressions compiled): together about 40 ms of every ``rlpapers
 search``, for code that never runs. ``html``, ``random``, ``calendar``, ``tempfile`` and
-``queue`` serve Whoosh's highlighter and its index writing, about 2-3 ms more. While Whoosh is imported, those names resolve to
-stand-ins that load the real module on first attribute access; afterwards the stand-ins are taken
-out of ``sys.modules``, so any later ``import asyncio`` gets the real module. Modules a process has
-already imported are left alone.
+``queue`` serve Whoosh's highlighter and its index writing, about 2-3 ms more. ``hashlib`` loads
+OpenSSL (about 3 ms) for the one function a search uses from it, ``md5`` of a term (Whoosh's hash
+tables), which CPython's own ``_md5`` gives at once; ``whoosh.sorting`` (sorted and grouped
+results), ``whoosh.automata.lev`` (fuzzy terms) and ``mmap`` (the view is opened without it) are
+not used by a plain search either, about 1 ms together. While Whoosh is imported, those names
+resolve to stand-ins that load the real module on first attribute access; afterwards the
+stand-ins are taken out of ``sys.modules``, so any later ``import asyncio`` gets the real module.
+Modules a process has already imported are left alone.
 """
 
 from __future__ import annotations
@@ -32,6 +36,11 @@ DEFERRED = (
     "calendar",
     "tempfile",
     "queue",
+    # OpenSSL, for md5 (see BOUND); sorting, fuzzy terms and memory-mapped files
+    "hashlib",
+    "whoosh.sorting",
+    "whoosh.automata.lev",
+    "mmap",
 )
 
 
@@ -65,20 +74,34 @@ def _variations(*args: Any, **kwargs: Any) -> Any:
     return variations(*args, **kwargs)
 
 
+def _bound() -> dict[str, dict[str, Any]]:
+    """The names Whoosh binds from deferred modules at import time (``from html import
+    escape``), each given as a function that imports the real one when called."""
+    bound: dict[str, dict[str, Any]] = {
+        "urllib.request": {"urlretrieve": _urlretrieve},
+        "whoosh.lang.morph_en": {"variations": _variations},
+        "html": {"escape": _escape},  # ``whoosh.compat``
+        # cached_property asks this on first use; the answer is inspect's
+        "asyncio": {"iscoroutinefunction": inspect.iscoroutinefunction},
+    }
+    try:  # CPython's own md5: the same digests as OpenSSL's, without loading it
+        from _md5 import md5
+
+        bound["hashlib"] = {"md5": md5}  # ``whoosh.filedb.filetables``
+    except ImportError:  # another Python implementation: hashlib is imported as it is
+        pass
+    return bound
+
+
 @contextmanager
 def deferred_imports() -> Iterator[None]:
+    bound = _bound()
     stand_ins: dict[str, Any] = {}
     for name in DEFERRED:
-        if name not in sys.modules:
+        if name not in sys.modules and (name != "hashlib" or name in bound):
             stand_ins[name] = _Deferred(name)
-    if "urllib.request" in stand_ins:
-        stand_ins["urllib.request"].urlretrieve = _urlretrieve  # imported by name at import time
-    if "whoosh.lang.morph_en" in stand_ins:  # imported by name at import time
-        stand_ins["whoosh.lang.morph_en"].variations = _variations
-    if "html" in stand_ins:  # ``whoosh.compat`` binds ``escape`` by name
-        stand_ins["html"].escape = _escape
-    if "asyncio" in stand_ins:  # cached_property asks this on first use; the answer is inspect's
-        stand_ins["asyncio"].iscoroutinefunction = inspect.iscoroutinefunction
+            for attr, value in bound.get(name, {}).items():
+                setattr(stand_ins[name], attr, value)
     sys.modules.update(stand_ins)
     try:
         yield
