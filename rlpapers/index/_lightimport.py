@@ -13,11 +13,17 @@ not used by a plain search either, about 1 ms together. While Whoosh is imported
 resolve to stand-ins that load the real module on first attribute access; afterwards the
 stand-ins are taken out of ``sys.modules``, so any later ``import asyncio`` gets the real module.
 Modules a process has already imported are left alone.
+
+``whoosh.query``'s ``__init__`` star-imports its nine submodules; a search needs the first four
+(the core, terms, and/or, phrases). It is made a lazy package (``_LazyPackage``) that imports a
+submodule when a name is first looked for in it, so ranges, wrappers, nested, column and span
+queries load only when used (about 1 ms).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import sys
 import types
@@ -42,6 +48,66 @@ DEFERRED = (
     "whoosh.automata.lev",
     "mmap",
 )
+
+
+#: Packages whose ``__init__`` is nothing but ``from PACKAGE.SUB import *`` of these, in order
+#: (``tests/test_startup.py`` checks the installed Whoosh's against this).
+LAZY_PACKAGES = {
+    "whoosh.query": (
+        "qcore",
+        "terms",
+        "compound",
+        "positional",
+        "ranges",
+        "wrappers",
+        "nested",
+        "qcolumns",
+        "spans",
+    ),
+}
+
+
+class _LazyPackage(types.ModuleType):
+    """A package made as its star-importing ``__init__`` would make it, one submodule at a time:
+    a name not yet here is looked for in the submodules not yet loaded, in the ``__init__``'s
+    order, each imported (and its public names copied, later ones overriding earlier ones, as
+    ``import *`` does) until the name turns up. ``dir()``, ``__all__`` (``import *``) and an
+    unknown name load them all."""
+
+    _pending: list[str]
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__") and attr != "__all__":
+            raise AttributeError(attr)
+        while self._pending:
+            self._load_next()
+            if attr in self.__dict__:
+                return self.__dict__[attr]
+        raise AttributeError(f"module {self.__name__!r} has no attribute {attr!r}")
+
+    def __dir__(self) -> list[str]:
+        while self._pending:
+            self._load_next()
+        return list(self.__dict__)
+
+    def _load_next(self) -> None:
+        sub = importlib.import_module(f"{self.__name__}.{self._pending.pop(0)}")
+        self.__dict__.update((k, v) for k, v in vars(sub).items() if not k.startswith("_"))
+
+
+def _lazy_package(name: str) -> None:
+    """Put ``name`` in ``sys.modules`` as a ``_LazyPackage`` (unless it is imported already)."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    module.__class__ = _LazyPackage
+    module._pending = list(LAZY_PACKAGES[name])  # type: ignore[attr-defined]
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    setattr(sys.modules[parent], child, module)
 
 
 class _Deferred(types.ModuleType):
@@ -119,6 +185,7 @@ def import_whoosh() -> None:
         from ._unpickle import install
 
         install()  # before the modules that bind its pickle readers by name
+        _lazy_package("whoosh.query")  # before the modules that import it
         # the codec (what a view's table of contents is unpickled into), the collectors and
         # the searcher are imported here too, so that their module-level imports meet the
         # stand-ins
@@ -127,6 +194,6 @@ def import_whoosh() -> None:
         import whoosh.fields
         import whoosh.filedb.filestore
         import whoosh.index
-        import whoosh.query  # its terms module binds morph_en's ``variations`` by name
+        import whoosh.query.terms  # binds morph_en's ``variations`` by name
         import whoosh.reading
         import whoosh.searching  # noqa: F401
