@@ -123,6 +123,50 @@ def test_a_warm_cli_search_leaves_whoosh_s_writing_modules_unloaded(isolated):
     assert not loaded & {"hashlib", "_hashlib", "whoosh.sorting", "whoosh.automata.lev", "mmap"}
     assert not loaded & {"whoosh.query.ranges", "whoosh.query.spans", "whoosh.query.nested"}
     assert "csv" not in loaded  # the tsv lines need the CSV exporter's cells, not its writer
+    assert not loaded & TYPER_DEFERRED  # cli/_lightimport
+
+
+#: What Typer's and Click's import would load and a run does not use (cli/_lightimport).
+TYPER_DEFERRED = {"subprocess", "selectors", "difflib", "tokenize", "ipaddress", "bz2", "lzma"}
+
+PROBE_LATER = """
+import sys
+from rlpapers.cli import main
+sys.argv = ["rlpapers", "search", "entropy"]
+try:
+    main()
+except SystemExit:
+    pass
+unloaded = sorted(m for m in %r if m in sys.modules)
+import importlib.util, inspect, json, linecache, shutil, urllib.parse
+import typer.core, typer.main
+print(json.dumps({
+    "unloaded": unloaded,
+    "shutil": [shutil._BZ2_SUPPORTED, shutil._LZMA_SUPPORTED],
+    "compression": [importlib.util.find_spec(m) is not None for m in ("_bz2", "_lzma")],
+    "bracketed": urllib.parse.urlsplit("http://[::1]:8080/x").port,
+    "line": linecache.getline(inspect.__file__, 1),
+    "source": inspect.getsource(main).splitlines()[0],
+    "close": typer.core.get_close_matches("serch", ["search", "show"]),
+    "subprocess": typer.main.subprocess.DEVNULL == __import__("subprocess").DEVNULL,
+}), file=sys.stderr)
+"""
+
+
+def test_what_typer_s_import_leaves_unloaded_works_when_used(isolated):
+    """A warm search leaves the modules in ``TYPER_DEFERRED`` unloaded, and each works as the
+    real one afterwards: archives shutil offers, IPv6 hosts, reading source code, did-you-mean,
+    subprocess through Typer."""
+    env = _child_env(isolated)
+    run = [sys.executable, "-c", PROBE_LATER % (sorted(TYPER_DEFERRED),)]
+    subprocess.run(run, env=env, check=True, capture_output=True)
+    done = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
+    report = json.loads(done.stderr.splitlines()[-1])
+    assert report["unloaded"] == [] and done.stdout.strip()
+    assert report["shutil"] == report["compression"]
+    assert report["bracketed"] == 8080
+    assert report["line"] and report["source"].startswith("def main(")
+    assert report["close"] == ["search"] and report["subprocess"]
 
 
 def test_the_lazy_query_package_is_what_whoosh_s_own_would_be():
@@ -163,6 +207,8 @@ def test_a_warm_list_loads_no_parser_platformdirs_or_whoosh(isolated):
     refresh_only = {"rlpapers.store.finish", "rlpapers.metadata", "rlpapers.filters"}
     assert not loaded & (refresh_only | {"rlpapers.corpus"})
     assert "rlpapers.hit" not in loaded  # only searches make hits
+    # Typer's unused imports (cli/_lightimport); Click's own parsing of ``-f`` loads difflib
+    assert not loaded & (TYPER_DEFERRED - {"difflib"})
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the direct reading is Linux's")

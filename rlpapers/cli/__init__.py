@@ -17,9 +17,12 @@ def main() -> None:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        from .dispatch import app_for
+        from ._lightimport import typer_lightly
 
-        app = app_for(sys.argv[1:])
+        with typer_lightly():
+            from .dispatch import app_for
+
+            app = app_for(sys.argv[1:])
     except BaseException:
         if collecting:
             gc.enable()

@@ -31,6 +31,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .._deferred import later, standing_in
+
 DEFERRED = (
     "asyncio",
     "urllib.request",
@@ -110,43 +112,13 @@ def _lazy_package(name: str) -> None:
     setattr(sys.modules[parent], child, module)
 
 
-class _Deferred(types.ModuleType):
-    """A module that becomes the real one the first time any attribute is read."""
-
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__"):  # the import system probing (__path__, __spec__, …)
-            raise AttributeError(attr)
-        if sys.modules.get(self.__name__) is self:
-            del sys.modules[self.__name__]
-        real = importlib.import_module(self.__name__)
-        return getattr(real, attr)
-
-
-def _urlretrieve(*args: Any, **kwargs: Any) -> Any:
-    from urllib.request import urlretrieve
-
-    return urlretrieve(*args, **kwargs)
-
-
-def _escape(*args: Any, **kwargs: Any) -> Any:
-    from html import escape
-
-    return escape(*args, **kwargs)
-
-
-def _variations(*args: Any, **kwargs: Any) -> Any:
-    from whoosh.lang.morph_en import variations
-
-    return variations(*args, **kwargs)
-
-
 def _bound() -> dict[str, dict[str, Any]]:
     """The names Whoosh binds from deferred modules at import time (``from html import
     escape``), each given as a function that imports the real one when called."""
     bound: dict[str, dict[str, Any]] = {
-        "urllib.request": {"urlretrieve": _urlretrieve},
-        "whoosh.lang.morph_en": {"variations": _variations},
-        "html": {"escape": _escape},  # ``whoosh.compat``
+        "urllib.request": {"urlretrieve": later("urllib.request", "urlretrieve")},
+        "whoosh.lang.morph_en": {"variations": later("whoosh.lang.morph_en", "variations")},
+        "html": {"escape": later("html", "escape")},  # ``whoosh.compat``
         # cached_property asks this on first use; the answer is inspect's
         "asyncio": {"iscoroutinefunction": inspect.iscoroutinefunction},
     }
@@ -162,19 +134,8 @@ def _bound() -> dict[str, dict[str, Any]]:
 @contextmanager
 def deferred_imports() -> Iterator[None]:
     bound = _bound()
-    stand_ins: dict[str, Any] = {}
-    for name in DEFERRED:
-        if name not in sys.modules and (name != "hashlib" or name in bound):
-            stand_ins[name] = _Deferred(name)
-            for attr, value in bound.get(name, {}).items():
-                setattr(stand_ins[name], attr, value)
-    sys.modules.update(stand_ins)
-    try:
+    with standing_in((n for n in DEFERRED if n != "hashlib" or n in bound), bound):
         yield
-    finally:
-        for name, module in stand_ins.items():
-            if sys.modules.get(name) is module:
-                del sys.modules[name]
 
 
 def import_whoosh() -> None:
