@@ -262,6 +262,15 @@ def test_a_run_builds_only_the_command_it_runs():
     assert command_in(["search", "--help"]) == "search"  # the command's own help
     one = typer.main.get_command(app_for(["--encoding", "cp1252", "export", "q"]))
     assert list(one.commands) == ["export"]
+    # shell completion's options are the whole app's (building them costs every run)
+    assert not {"--install-completion", "--show-completion"} & {
+        o for p in one.params for o in p.opts
+    }
+    assert {"--install-completion", "--show-completion"} <= {
+        o for p in whole.params for o in p.opts
+    }
+    assert command_in(["--show-completion", "search"]) is None
+    assert command_in(["--install-completion=bash", "list"]) is None
     assert typer.main.get_command(app_for(["--help"])).commands.keys() == whole.commands.keys()
 
 
