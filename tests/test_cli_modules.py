@@ -12,6 +12,7 @@ import pytest
 #: The modules of ``rlpapers.cli`` every run of a command imports besides its own.
 FRAME = {
     "rlpapers.cli",
+    "rlpapers.cli._lightimport",  # Typer imported without what a run never uses
     "rlpapers.cli.common",
     "rlpapers.cli.dispatch",
     "rlpapers.cli.errors",

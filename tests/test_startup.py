@@ -21,7 +21,10 @@ import asyncio, urllib.request, html, random, tempfile
 print(json.dumps({
     "hits": len(hits),
     "deferred_loaded": sorted(
-        m for m in ("asyncio", "urllib.request", "http.client", "whoosh.lang.morph_en") if m in loaded
+        m for m in ("asyncio", "urllib.request", "http.client", "whoosh.lang.morph_en", "hashlib",
+                    "_hashlib", "whoosh.sorting", "whoosh.automata.lev", "mmap", "whoosh.query.ranges",
+                    "whoosh.query.wrappers", "whoosh.query.nested", "whoosh.query.qcolumns",
+                    "whoosh.query.spans") if m in loaded
     ),
     "query_parser": "whoosh.qparser" in loaded,
     "rich": any(m == "rich" or m.startswith("rich.") for m in loaded),
@@ -34,6 +37,11 @@ print(json.dumps({
     and hasattr(tempfile, "mkdtemp")
     and __import__("whoosh.compat").compat.htmlescape("<a>") == "&lt;a&gt;"
     and __import__("whoosh.util").util.random_name(4) != "",
+    "real_md5": __import__("whoosh.filedb.filetables").filedb.filetables.md5_hash(b"policy")
+    == int(__import__("hashlib").md5(b"policy").hexdigest(), 16) & 0xFFFFFFFF,
+    "real_sorting": __import__("whoosh.collectors").collectors.sorting.FieldFacet("year") is not None,
+    "real_lev": bool(__import__("whoosh.codec.base").codec.base.lev.levenshtein_automaton),
+    "real_spans": __import__("whoosh.query").query.SpanNear.__module__ == "whoosh.query.spans",
 }))
 """
 
@@ -46,7 +54,7 @@ def test_warm_search_imports_only_what_it_uses(isolated):
         "NO_COLOR": "1",
     }
     subprocess.run(
-        [sys.executable, "-c", "from rlpapers import Library; Library().papers"],
+        [sys.executable, "-c", 'from rlpapers import Library; Library().search("entropy")'],
         env=env,
         check=True,
     )
@@ -55,9 +63,9 @@ def test_warm_search_imports_only_what_it_uses(isolated):
     )
     report = json.loads(out.stdout)
     assert report["hits"] >= 1
-    assert (
-        report["deferred_loaded"] == []
-    )  # Whoosh's unused asyncio and urllib.request stay unloaded
+    # Whoosh's unused asyncio, urllib.request, OpenSSL (md5 comes from _md5), sorting, fuzzy
+    # automata, mmap and query types stay unloaded
+    assert report["deferred_loaded"] == []
     assert not report["rich"] and not report["yaml"] and not report["parser"]
     assert not report["query_parser"]  # a query of plain words never needs Whoosh's parser
     assert (
@@ -65,6 +73,10 @@ def test_warm_search_imports_only_what_it_uses(isolated):
         and report["real_urllib"]
         and report["real_variations"]
         and report["real_later"]
+        and report["real_md5"]
+        and report["real_sorting"]
+        and report["real_lev"]
+        and report["real_spans"]
     )  # and later imports get the real modules, and Whoosh's bound names work
 
 
@@ -104,10 +116,88 @@ def test_a_warm_cli_search_leaves_whoosh_s_writing_modules_unloaded(isolated):
     """Modules Whoosh imports for writing an index, sampling or highlighting (``html``,
     ``random``, ``calendar``, ``tempfile``, ``queue``) stay unloaded by a search that writes
     nothing; the probe above checks that Whoosh's names bound to them still work."""
-    stdout, loaded = _warm_run(isolated, "search", "entropy", "--format", "ids")
-    assert len(stdout.split()) >= 1
+    stdout, loaded = _warm_run(isolated, "search", "entropy")  # tsv lines, in a pipe
+    assert stdout.count("\t") >= 10
     assert "whoosh.searching" in loaded
     assert not loaded & {"html", "random", "calendar", "tempfile", "queue"}
+    assert not loaded & {"hashlib", "_hashlib", "whoosh.sorting", "whoosh.automata.lev", "mmap"}
+    assert not loaded & {"whoosh.query.ranges", "whoosh.query.spans", "whoosh.query.nested"}
+    assert "csv" not in loaded  # the tsv lines need the CSV exporter's cells, not its writer
+    assert not loaded & TYPER_DEFERRED  # cli/_lightimport
+
+
+#: What Typer's and Click's import would load and a run does not use (cli/_lightimport).
+TYPER_DEFERRED = {"subprocess", "selectors", "difflib", "tokenize", "ipaddress", "bz2", "lzma"}
+
+PROBE_LATER = """
+import sys
+from rlpapers.cli import main
+sys.argv = ["rlpapers", "search", "entropy"]
+try:
+    main()
+except SystemExit:
+    pass
+unloaded = sorted(m for m in %r if m in sys.modules)
+from rlpapers import querylang, text
+compiled = [f.__name__ for f in (text._surrogates, text._controls, querylang._text_word,
+                                 querylang.family) if f.cache_info().currsize]
+import importlib.util, inspect, json, linecache, shutil, urllib.parse
+import typer.core, typer.main
+print(json.dumps({
+    "unloaded": unloaded,
+    "compiled": compiled,
+    "shutil": [shutil._BZ2_SUPPORTED, shutil._LZMA_SUPPORTED],
+    "compression": [importlib.util.find_spec(m) is not None for m in ("_bz2", "_lzma")],
+    "bracketed": urllib.parse.urlsplit("http://[::1]:8080/x").port,
+    "line": linecache.getline(inspect.__file__, 1),
+    "source": inspect.getsource(main).splitlines()[0],
+    "close": typer.core.get_close_matches("serch", ["search", "show"]),
+    "subprocess": typer.main.subprocess.DEVNULL == __import__("subprocess").DEVNULL,
+}), file=sys.stderr)
+"""
+
+
+def test_what_typer_s_import_leaves_unloaded_works_when_used(isolated):
+    """A warm search leaves the modules in ``TYPER_DEFERRED`` unloaded (and compiles none of
+    the regular expressions only other runs use), and each works as the real one afterwards: archives shutil offers, IPv6 hosts, reading source code, did-you-mean,
+    subprocess through Typer."""
+    env = _child_env(isolated)
+    run = [sys.executable, "-c", PROBE_LATER % (sorted(TYPER_DEFERRED),)]
+    subprocess.run(run, env=env, check=True, capture_output=True)
+    done = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
+    report = json.loads(done.stderr.splitlines()[-1])
+    assert report["unloaded"] == [] and done.stdout.strip()
+    assert report["compiled"] == []  # patterns a search never uses are compiled on first use
+    assert report["shutil"] == report["compression"]
+    assert report["bracketed"] == 8080
+    assert report["line"] and report["source"].startswith("def main(")
+    assert report["close"] == ["search"] and report["subprocess"]
+
+
+def test_the_lazy_query_package_is_what_whoosh_s_own_would_be():
+    """``whoosh.query`` is made lazily (``_lightimport.LAZY_PACKAGES``), on the knowledge that
+    its ``__init__`` star-imports exactly these submodules in this order: a Whoosh whose
+    ``__init__`` does anything else fails here. Fully loaded, it holds the very names and
+    objects the real ``__init__`` would bind."""
+    import importlib.util
+
+    import rlpapers.index  # noqa: F401  (imports Whoosh, the lazy way)
+    from rlpapers.index._lightimport import LAZY_PACKAGES
+
+    for name, subs in LAZY_PACKAGES.items():
+        spec = importlib.util.find_spec(name)
+        source = Path(spec.origin).read_text(encoding="utf-8")
+        lines = [ln for ln in source.splitlines() if ln.strip() and not ln.startswith("#")]
+        assert lines == [f"from {name}.{sub} import *" for sub in subs]
+        package = sys.modules[name]
+        names = set(dir(package))  # loads every submodule
+        real: dict[str, object] = {}
+        exec(compile(source, spec.origin, "exec"), real)
+        public = {k: v for k, v in real.items() if not k.startswith("_") and k not in subs}
+        mine = {k: v for k, v in vars(package).items() if not k.startswith("_") and k not in subs}
+        assert mine == public and set(public) <= names
+        for sub in subs:  # the submodule, unless a later star-import bound its name to another
+            assert getattr(package, sub) is real.get(sub, sys.modules[f"{name}.{sub}"])
 
 
 def test_a_warm_list_loads_no_parser_platformdirs_or_whoosh(isolated):
@@ -122,6 +212,8 @@ def test_a_warm_list_loads_no_parser_platformdirs_or_whoosh(isolated):
     refresh_only = {"rlpapers.store.finish", "rlpapers.metadata", "rlpapers.filters"}
     assert not loaded & (refresh_only | {"rlpapers.corpus"})
     assert "rlpapers.hit" not in loaded  # only searches make hits
+    # Typer's unused imports (cli/_lightimport); Click's own parsing of ``-f`` loads difflib
+    assert not loaded & (TYPER_DEFERRED - {"difflib"})
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the direct reading is Linux's")
@@ -175,6 +267,15 @@ def test_a_run_builds_only_the_command_it_runs():
     assert command_in(["search", "--help"]) == "search"  # the command's own help
     one = typer.main.get_command(app_for(["--encoding", "cp1252", "export", "q"]))
     assert list(one.commands) == ["export"]
+    # shell completion's options are the whole app's (building them costs every run)
+    assert not {"--install-completion", "--show-completion"} & {
+        o for p in one.params for o in p.opts
+    }
+    assert {"--install-completion", "--show-completion"} <= {
+        o for p in whole.params for o in p.opts
+    }
+    assert command_in(["--show-completion", "search"]) is None
+    assert command_in(["--install-completion=bash", "list"]) is None
     assert typer.main.get_command(app_for(["--help"])).commands.keys() == whole.commands.keys()
 
 
@@ -233,6 +334,53 @@ def test_main_leaves_the_collector_as_it_found_it_until_exit(isolated, collectin
     )
     lines = [line for line in done.stderr.splitlines() if line.startswith(("True", "False", "at"))]
     assert lines == [f"{collecting} 0"] * 4 + ["at exit True"], done.stderr
+
+
+COLLECTIONS_PROBE = """
+import gc, json, sys
+from rlpapers.cli import dispatch, main
+seen = []
+gc.callbacks.append(lambda phase, info: phase == "start" and seen.append(info["generation"]))
+made = dispatch.app_for
+def app_for(args):
+    app = made(args)
+    def run(**options):
+        during = {"frozen": gc.get_freeze_count(), "threshold": gc.get_threshold()[0]}
+        try:
+            app(**options)
+        finally:
+            during["collections"] = seen[:]
+            print(json.dumps(during), file=sys.stderr)
+    return run
+dispatch.app_for = app_for
+sys.argv = ["rlpapers", *sys.argv[1:]]
+del seen[:]
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps({"after": [gc.get_freeze_count(), gc.get_threshold()[0]]}), file=sys.stderr)
+"""
+
+
+def test_a_warm_search_leaves_start_up_out_of_the_collector_s_reach(isolated):
+    """Start-up's objects (Typer, Click, the app: tens of thousands, made with the collector
+    off) are frozen while the command runs, and the collector starts after ``RUN_THRESHOLD``
+    allocations rather than 700: a warm search on the bundled corpus starts no collection
+    (the first collection after start-up would walk every object it made, and each second-
+    generation one walks them again: about 10 ms of a search). Afterwards the collector is
+    as it was."""
+    from rlpapers.cli import RUN_THRESHOLD
+
+    env = _child_env(isolated)
+    run = [sys.executable, "-c", COLLECTIONS_PROBE, "search", "entropy", "--format", "ids"]
+    subprocess.run(run, env=env, check=True, capture_output=True)
+    done = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
+    during, after = (json.loads(line) for line in done.stderr.splitlines()[-2:])
+    assert done.stdout.split()
+    assert during["frozen"] > 10_000 and during["threshold"] == RUN_THRESHOLD
+    assert during["collections"] == []
+    assert after == {"after": [0, 700]}
 
 
 def test_a_closed_library_opens_again_when_read():

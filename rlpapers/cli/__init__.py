@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 def main() -> None:
     import atexit
@@ -9,21 +12,59 @@ def main() -> None:
     import sys
 
     # The collector is kept out of start-up and exit, where it would only walk objects that
-    # live as long as the process: off until the app is made, and everything frozen at exit.
+    # live as long as the process: off until the app is made, the app frozen out of its reach
+    # while the command runs, and everything frozen at exit.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        from .dispatch import app_for
+        from ._lightimport import typer_lightly
 
-        app = app_for(sys.argv[1:])
-    finally:
+        with typer_lightly():
+            from .dispatch import app_for
+
+            app = app_for(sys.argv[1:])
+    except BaseException:
         if collecting:
             gc.enable()
-    atexit.unregister(gc.freeze)  # once, however often main runs in one process
-    atexit.register(gc.freeze)
-    _guard_closed_streams()
-    _stop_on_signals()
-    app(prog_name="rlpapers")
+        raise
+    with _start_up_frozen(collecting):
+        atexit.unregister(gc.freeze)  # once, however often main runs in one process
+        atexit.register(gc.freeze)
+        _guard_closed_streams()
+        _stop_on_signals()
+        app(prog_name="rlpapers")
+
+
+#: The collector's first threshold while a command runs (Python's default is 700): a command
+#: imports its modules (Whoosh's for a search), and every 700 objects they make would start a
+#: collection, every tenth of them a second-generation one.
+RUN_THRESHOLD = 20_000
+
+
+@contextmanager
+def _start_up_frozen(collecting: bool) -> Iterator[None]:
+    """Turn the collector back on (if ``collecting``) for the command, with the objects start-up
+    made (Typer, Click, the app) frozen, out of its reach, and a first threshold of
+    ``RUN_THRESHOLD`` allocations rather than 700. Turned on without the freeze, its first
+    collection would walk every object start-up made, and later ones walk them again.
+    Afterwards the collector is as it was."""
+    import gc
+
+    threshold = gc.get_threshold()
+    thaw = gc.get_freeze_count() == 0  # a caller's own freeze is theirs to undo
+    if thaw:
+        gc.freeze()
+    gc.set_threshold(RUN_THRESHOLD, *threshold[1:])
+    if collecting:
+        gc.enable()
+    try:
+        yield
+    finally:
+        if thaw:  # what the command made joins the oldest generation too, uncollected
+            gc.freeze()
+        gc.set_threshold(*threshold)
+        if thaw:
+            gc.unfreeze()
 
 
 def _stop_on_signals() -> None:

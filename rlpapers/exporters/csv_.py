@@ -6,7 +6,6 @@ Chinese topics) and defuses cells that Excel would run as formulas (CSV injectio
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterable, Sequence
 
@@ -40,6 +39,8 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 def export(
     papers: Iterable[Paper], excel: bool = False, fields: Sequence[str] | None = None
 ) -> str:
+    import csv  # here: the tsv lines of list and search use ``cell`` alone
+
     columns = check_fields(fields) if fields else COLUMNS
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")

@@ -11,12 +11,12 @@ from typing import Any
 
 from ..errors import QueryError
 from ..querylang import (
-    _FAMILY,
     _SIGN,
     ALIASES,
     DEFAULT_FIELDS,
     Lexeme,
     check,
+    family,
     is_plain,
     plain_words,
 )
@@ -179,10 +179,10 @@ def _signs() -> Any:
 def _families(query: str, lexemes: Sequence[Lexeme]) -> str:
     """``pass@k`` (one letter after ``@``) becomes ``pass@``, the term every pass@-something has."""
     for lexeme in reversed(lexemes):
-        family = _FAMILY.match(lexeme.text) if lexeme.kind == "word" else None
-        if family:
+        found = family().match(lexeme.text) if lexeme.kind == "word" else None
+        if found:
             end = lexeme.pos + len(lexeme.text)
-            query = query[: lexeme.pos] + family.group(1) + query[end:]
+            query = query[: lexeme.pos] + found.group(1) + query[end:]
     return query
 
 
