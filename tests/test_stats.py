@@ -260,3 +260,24 @@ def test_a_garbled_word_count_heals_the_store_and_stats_answers_as_before(seeds_
     _garble(lib, "UPDATE parses SET vocab = ?", vocab)
     with pytest.warns(IndexNotice, match="record store"):
         assert Library([seeds_copy]).stats() == computed
+
+
+@given(st.dictionaries(st.text(max_size=3), st.integers(1, 4)), st.integers(0, 12))
+def test_the_first_values_ranked_are_the_first_of_all_ranked(counts, top):
+    """Only the values counted at least as often as the ``top``-th are sorted, ties at the
+    cut included: the same first ``top`` as ranking them all."""
+    from rlpapers.index import ranked
+
+    assert ranked(Counter(counts), top) == ranked(Counter(counts))[:top]
+
+
+def test_stats_of_the_commonest_values_are_the_first_of_all(seeds_copy):
+    """``stats --top N`` asks for the first N of each list: they are those of every value,
+    kept as another result."""
+    whole = Library([_varied(seeds_copy)]).stats(terms=5)
+    for top in (1, 2, 3, 10_000):
+        cut = Library([seeds_copy]).stats(terms=5, top=top)
+        assert cut == {
+            k: v[:top] if isinstance(v, list) and k != "terms" else v for k, v in whole.items()
+        }
+    assert len(whole["authors"]) > 3 and whole["authors"][2][1] == whole["authors"][3][1]
