@@ -206,6 +206,7 @@ WORDS = [
     "model", "models", "modeling", "modelling", "modelled", "modal", "learn", "learning",
     "learned", "learner", "dying", "die", "lying", "state-of-the-art", "it's", "ab", "über",
     "naïve", "data", "datum", "mathcal", "Models", "x2", "rl", "policies", "policy",
+    "cats\ndogs",
 ]  # fmt: skip
 
 
@@ -220,7 +221,7 @@ def _stem(word: str) -> str:
 def test_the_words_of_the_stems_are_those_each_stemmed_gives():
     from rlpapers.index.analysis import stemmed_to
 
-    stems = {_stem(w) for w in WORDS[::3]} | {"ab", "state-of-the-art", "nothing"}
+    stems = {_stem(w) for w in WORDS[::3]} | {"ab", "state-of-the-art", "nothing", "cat"}
     expected = {w: _stem(w) for w in WORDS if _stem(w) in stems}
     assert stemmed_to(stems, set(WORDS)) == expected and len(expected) > 8
 

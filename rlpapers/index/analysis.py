@@ -239,13 +239,18 @@ def stemmed_to(stems: set[str], words: set[str]) -> dict[str, str]:
     none a word, and stemmed by one."""
     import Stemmer
 
-    alpha = list(filter(str.isascii, filter(str.isalpha, words)))
-    stemmed = list(compress(alpha, map((2).__lt__, map(len, alpha))))
+    # those stemmed, found in all the words joined by newlines (a piece of a word with a
+    # newline in it is left out below)
+    stemmed = _STEMMED.findall("\n".join(words))
     stemmer = Stemmer.Stemmer("english", 0)  # no cache: words come once
     stem_of = stemmer.stemWords(stemmed)
-    found = dict(compress(zip(stemmed, stem_of, strict=True), map(stems.__contains__, stem_of)))
+    pairs = compress(zip(stemmed, stem_of, strict=True), map(stems.__contains__, stem_of))
+    found = {word: stem for word, stem in pairs if word in words}
     found.update((w, w) for w in stems.intersection(words) if not _stemmed(w))  # kept as they are
     return found
+
+
+_STEMMED = re.compile(r"^[A-Za-z]{3,}$", re.MULTILINE)  # the words _stemmed says are stemmed
 
 
 def _stemmed(word: str) -> bool:
