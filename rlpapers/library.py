@@ -302,8 +302,8 @@ class Library:
         """Counts of papers, files, topics, categories, authors, years, venues and tags, and the
         abstracts' ``terms`` most distinctive terms; ``top``: the commonest so many values of
         each count only (None: all). Kept in the search view until the records change
-        (computing it reads every record's head and every abstract term of the view: about
-        0.5 s at 20,000 papers; the kept result is one small file)."""
+        (computing it reads every record's head and every abstract term of the view: about a
+        second at 75,000 papers; the kept result is one file)."""
         from .index import stats_from_json
 
         counts = self.index.remembered(
@@ -322,7 +322,7 @@ class Library:
         from .store.db import collector_paused
 
         papers, counts = self.store.head_counts()
-        with collector_paused():  # 300,000 pairs at 75,000 papers, none in a cycle
+        with collector_paused():  # every value ranked: 300,000 pairs at 75,000 papers, acyclic
             lists = {name: ranked(counts[field], top) for name, field in COUNTS.items()}
         return {
             "papers": papers,
