@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rlpapers import Library
 from rlpapers.index import Index
@@ -171,7 +174,8 @@ def test_the_counts_from_the_record_heads_are_count_by_over_the_papers(seeds_cop
     assert ("NeurIPS", 1) in got["venues"] and ("rl", 2) in got["tags"]
     assert ("Ada Lovelace", 3) in got["authors"]  # twice in one paper, once in another
     reader = library.index.searcher.reader()
-    found = distinctive_terms(reader, library.store.vocabulary(), 20)
+    found = distinctive_terms(reader, library.store.word_counts(), 20)
+    assert found == distinctive_terms(reader, [library.store.vocabulary()], 20)
     abstracts = [p.abstract for p in papers]
     names = [{c.lower() for c in re.findall(r"\\([A-Za-z]+)", a)} for a in abstracts]
     commands = Counter(name for each in names for name in each)
@@ -197,3 +201,87 @@ def test_a_damaged_terms_table_is_an_error_not_a_loop(data):
 
     with pytest.raises((ValueError, struct.error)):
         list(_entries(data, b"\x00\x02"))
+
+
+WORDS = [
+    "model", "models", "modeling", "modelling", "modelled", "modal", "learn", "learning",
+    "learned", "learner", "dying", "die", "lying", "state-of-the-art", "it's", "ab", "über",
+    "naïve", "data", "datum", "mathcal", "Models", "x2", "rl", "policies", "policy",
+    "cats\ndogs",
+]  # fmt: skip
+
+
+def _stem(word: str) -> str:
+    """The text analyser's stem of one lower-case word."""
+    import Stemmer
+
+    stemmed = word.isascii() and word.isalpha() and len(word) > 2
+    return Stemmer.Stemmer("english").stemWord(word) if stemmed else word
+
+
+def test_the_words_of_the_stems_are_those_each_stemmed_gives():
+    from rlpapers.index.analysis import stemmed_to
+
+    stems = {_stem(w) for w in WORDS[::3]} | {"ab", "state-of-the-art", "nothing", "cat"}
+    expected = {w: _stem(w) for w in WORDS if _stem(w) in stems}
+    assert stemmed_to(stems, set(WORDS)) == expected and len(expected) > 8
+
+
+@given(
+    st.lists(st.dictionaries(st.sampled_from(WORDS), st.integers(1, 3), max_size=12), max_size=4),
+    st.sets(st.sampled_from(WORDS)),
+)
+def test_the_spellings_are_those_of_every_files_counts_summed(counts, shown):
+    """Summing only the words of the stems shown, with ties, gives what summing every file's
+    counts did: for each stem, its word counted most (more than once), the first among equals
+    in the order of the summed counts."""
+    from rlpapers.index.stats import spellings
+
+    summed: Counter[str] = Counter()
+    for each in counts:
+        summed.update(each)
+    stems = {_stem(w) for w in shown}
+    expected: dict[str, tuple[int, str]] = {}
+    for word, total in summed.items():
+        stem = _stem(word)
+        if total > 1 and stem in stems and total > expected.get(stem, (0, ""))[0]:
+            expected[stem] = (total, word)
+    assert spellings(stems, counts) == {stem: word for stem, (_, word) in expected.items()}
+
+
+@pytest.mark.parametrize(
+    "vocab", [zlib.compress(b'{"entropy": "many"}'), zlib.compress(b"[1, 2]"), b"{"]
+)
+def test_a_garbled_word_count_heals_the_store_and_stats_answers_as_before(seeds_copy, vocab):
+    from rlpapers.errors import IndexNotice
+
+    from .test_identity_healing import _garble
+
+    computed = Library([seeds_copy]).stats()
+    lib = Library([seeds_copy])
+    for kept in lib.settings.index_dir.rglob("stats.json"):
+        kept.unlink()
+    _garble(lib, "UPDATE parses SET vocab = ?", vocab)
+    with pytest.warns(IndexNotice, match="record store"):
+        assert Library([seeds_copy]).stats() == computed
+
+
+@given(st.dictionaries(st.text(max_size=3), st.integers(1, 4)), st.integers(0, 12))
+def test_the_first_values_ranked_are_the_first_of_all_ranked(counts, top):
+    """Only the values counted at least as often as the ``top``-th are sorted, ties at the
+    cut included: the same first ``top`` as ranking them all."""
+    from rlpapers.index import ranked
+
+    assert ranked(Counter(counts), top) == ranked(Counter(counts))[:top]
+
+
+def test_stats_of_the_commonest_values_are_the_first_of_all(seeds_copy):
+    """``stats --top N`` asks for the first N of each list: they are those of every value,
+    kept as another result."""
+    whole = Library([_varied(seeds_copy)]).stats(terms=5)
+    for top in (1, 2, 3, 10_000):
+        cut = Library([seeds_copy]).stats(terms=5, top=top)
+        assert cut == {
+            k: v[:top] if isinstance(v, list) and k != "terms" else v for k, v in whole.items()
+        }
+    assert len(whole["authors"]) > 3 and whole["authors"][2][1] == whole["authors"][3][1]

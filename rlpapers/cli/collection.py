@@ -99,7 +99,7 @@ def _rederive(changes: "list[Rekey]", applied: bool, fmt: str) -> None:
 @app.command()
 def stats(ctx: typer.Context, format: ReportFormatOpt = None, top: TopOpt = 10) -> None:
     """Counts by topic, category, author, year, venue and tag, and the most distinctive terms."""
-    render.stats(library(ctx).stats(terms=top), fmt_of(format), top)
+    render.stats(library(ctx).stats(terms=top, top=top), fmt_of(format), top)
 
 
 @app.command()

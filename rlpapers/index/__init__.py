@@ -370,11 +370,15 @@ class Index:
         commonest spelling; given ``commands`` (in how many abstracts each LaTeX command name
         stands), without those names (``stats``: the abstracts are read from the store only as
         far as the filter needs)."""
+        from ..store.db import collector_paused
+
         reader = self.searcher.reader()
-        vocab = self.store.vocabulary()
+        counts = self.store.word_counts()
+        asked = number if commands is None else number * 2  # some may be LaTeX names
+        with collector_paused():  # the terms of every segment, none in a cycle
+            found = stats.distinctive_terms(reader, counts, asked)
         if commands is None:
-            return stats.distinctive_terms(reader, vocab, number)
-        found = stats.distinctive_terms(reader, vocab, number * 2)
+            return found
         store = self.store
         kept = store.reading(lambda: stats.without_latex(found, commands, store.abstracts()))
         return kept[:number]

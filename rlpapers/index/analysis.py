@@ -12,7 +12,7 @@ The classes are pickled into the Whoosh schema, so they keep no unpicklable stat
 from __future__ import annotations
 
 import re
-from itertools import groupby
+from itertools import compress, groupby
 from sys import intern
 from typing import Any
 
@@ -232,12 +232,30 @@ def name_analyzer() -> Any:
     return WordTokenizer() | LowercaseFilter() | FoldFilter()
 
 
-def stem_words(words: list[str]) -> list[str]:
-    """Stems of many lower-case words at once, as the text analyser would give them."""
+def stemmed_to(stems: set[str], words: set[str]) -> dict[str, str]:
+    """Those of ``words`` whose stem, as the text analyser gives it, is one of ``stems``, each
+    with its stem (lower-case words: ASCII words of letters longer than two are stemmed, the
+    rest are their own stem). The words to stem are picked by a few calls over all of them,
+    none a word, and stemmed by one."""
     import Stemmer
 
-    stemmer = Stemmer.Stemmer("english", 0)  # no cache: words come once (a third faster)
-    return [stemmer.stemWord(w) if w.isascii() and w.isalpha() and len(w) > 2 else w for w in words]
+    # those stemmed, found in all the words joined by newlines (a piece of a word with a
+    # newline in it is left out below)
+    stemmed = _STEMMED.findall("\n".join(words))
+    stemmer = Stemmer.Stemmer("english", 0)  # no cache: words come once
+    stem_of = stemmer.stemWords(stemmed)
+    pairs = compress(zip(stemmed, stem_of, strict=True), map(stems.__contains__, stem_of))
+    found = {word: stem for word, stem in pairs if word in words}
+    found.update((w, w) for w in stems.intersection(words) if not _stemmed(w))  # kept as they are
+    return found
+
+
+_STEMMED = re.compile(r"^[A-Za-z]{3,}$", re.MULTILINE)  # the words _stemmed says are stemmed
+
+
+def _stemmed(word: str) -> bool:
+    """Whether ``stemmed_to`` stems ``word`` (else the word is its own stem)."""
+    return word.isascii() and word.isalpha() and len(word) > 2
 
 
 _TERMS: dict[str, str] = {}

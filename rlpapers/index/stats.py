@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from itertools import compress
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import repeat
 from math import log
+from operator import mul, truediv
 from struct import Struct
 from typing import Any
 
@@ -23,9 +24,16 @@ def count_by(papers: Iterable[Paper], attribute: str) -> list[tuple[str, int]]:
     return ranked(counter)
 
 
-def ranked(counter: Counter[Any]) -> list[tuple[Any, int]]:
+def ranked(counter: Mapping[Any, int], top: int | None = None) -> list[tuple[Any, int]]:
     """A counter's values with their counts, commonest first, then in order of value (sorted
-    by value, then stably by count: plain values compare faster than (count, value) keys)."""
+    by value, then stably by count: plain values compare faster than (count, value) keys);
+    the first ``top`` of them only, if given: only the values counted at least as often as
+    the ``top``-th are sorted (a dozen of 164,000 authors, instead of every one)."""
+    if top is not None and top < len(counter):
+        from heapq import nlargest
+
+        least = nlargest(top, counter.values())[-1] if top > 0 else max(counter.values()) + 1
+        return ranked({v: n for v, n in counter.items() if n >= least})[:top]
     values = sorted(counter)
     values.sort(key=counter.__getitem__, reverse=True)
     return list(zip(values, map(counter.__getitem__, values), strict=True))
@@ -73,26 +81,51 @@ def _pairs(value: Any, first: Any, second: Any) -> list[tuple[Any, Any]] | None:
     return pairs if ok else None
 
 
-def distinctive_terms(reader: Any, vocab: dict[str, int], number: int) -> list[tuple[str, float]]:
+def distinctive_terms(
+    reader: Any, counts: Sequence[Mapping[str, int]], number: int
+) -> list[tuple[str, float]]:
     """The abstracts' ``number`` most distinctive terms (tf-idf, from Whoosh's ``reader``), each
-    shown as its commonest spelling in ``vocab`` (word -> count)."""
-    from .analysis import stem_words
-
+    shown as its commonest spelling in ``counts`` (word -> count maps, such as each file's,
+    summed)."""
     stems = most_distinctive(reader, "abstract", number * 3)
     texts = [term.decode("utf-8") if isinstance(term, bytes) else term for _, term in stems]
-    wanted = set(texts)
-    words = [w for w, c in vocab.items() if c > 1]
-    stemmed = stem_words(words)
-    spelled: dict[str, tuple[int, str]] = {}
-    # only the words of the stems shown are looked at (a few hundred of 100,000)
-    for word, stem in compress(zip(words, stemmed, strict=True), map(wanted.__contains__, stemmed)):
-        if vocab[word] > spelled.get(stem, (0, ""))[0]:
-            spelled[stem] = (vocab[word], word)
+    spelled = spellings(set(texts), counts)
     out = []
     for (score, _), text in zip(stems, texts, strict=True):
         if len(text) > 2 and not text.isdigit():
-            out.append((spelled.get(text, (0, text))[1], float(score)))
+            out.append((spelled.get(text, text), float(score)))
     return out[:number]
+
+
+def spellings(stems: set[str], counts: Sequence[Mapping[str, int]]) -> dict[str, str]:
+    """Each of ``stems`` that is the stem of a word ``counts`` count more than once in all
+    (summed), with its commonest such word; among equals, the one counted first (in the order
+    of ``counts``, then of each map), as when every count was summed. Only the distinct words
+    are stemmed, and only the counts of the words of ``stems`` summed (summing all 567,000 word
+    counts of the files of 75,000 papers took as long as the rest of the terms)."""
+    from .analysis import stemmed_to
+
+    found = stemmed_to(stems, set().union(*counts))
+    totals = {word: sum(c.get(word, 0) for c in counts) for word in found}
+    most: dict[str, list[str]] = {}  # stem -> its words counted most
+    for word, total in totals.items():
+        top = most.get(found[word])
+        if total < 2 or top is not None and total < totals[top[0]]:
+            continue
+        if top is None or total > totals[top[0]]:
+            most[found[word]] = [word]
+        else:
+            top.append(word)
+    return {stem: _first_counted(words, counts) for stem, words in most.items()}
+
+
+def _first_counted(words: list[str], counts: Sequence[Mapping[str, int]]) -> str:
+    """Which of ``words`` comes first in ``counts`` (the first map with any, then its order)."""
+    if len(words) == 1:
+        return words[0]
+    wanted = set(words)
+    first = next(each for each in counts if not wanted.isdisjoint(each))
+    return next(filter(wanted.__contains__, first))
 
 
 def most_distinctive(reader: Any, field: str, number: int) -> list[tuple[float, Any]]:
@@ -103,17 +136,18 @@ def most_distinctive(reader: Any, field: str, number: int) -> list[tuple[float, 
     read once, in order, with their statistics, and summed as Whoosh sums them."""
     from heapq import nlargest
 
-    totals: dict[Any, list[float]] = {}
+    weights: dict[Any, float] = {}
+    counts: dict[Any, int] = {}  # in the order of weights: each term is put in both at once
     for leaf, _ in reader.leaf_readers():
         for text, weight, count in _field_items(leaf, field):
-            if text in totals:
-                totals[text][0] += weight
-                totals[text][1] += count
+            if text in weights:
+                weights[text] += weight
+                counts[text] += count
             else:
-                totals[text] = [weight, count]
-    docs = float(reader.doc_count())
-    scored = ((weight * log(docs / count), text) for text, (weight, count) in totals.items())
-    return nlargest(number, scored)
+                weights[text] = weight
+                counts[text] = count
+    idf = map(log, map(truediv, repeat(float(reader.doc_count())), counts.values()))
+    return nlargest(number, zip(map(mul, weights.values(), idf), weights, strict=True))
 
 
 def _field_items(reader: Any, field: str) -> Iterator[tuple[Any, float, int]]:
@@ -152,14 +186,15 @@ def _entries(data: bytes, prefix: bytes) -> Iterator[tuple[bytes, float, int]]:
     """(term, weight, document frequency) of the terms table entries in ``data``, each key
     starting with ``prefix``; ``ValueError`` for entries that cannot be (a damaged file)."""
     pos, end, size = 0, len(data), len(prefix)
+    entry, info, least = _ENTRY.unpack_from, _INFO.unpack_from, _INFO.size
     while pos < end:
-        keylen, valuelen = _ENTRY.unpack_from(data, pos)
+        keylen, valuelen = entry(data, pos)
         key = pos + _ENTRY.size
-        if keylen < size or valuelen < _INFO.size or key + keylen + valuelen > end:
+        if keylen < size or valuelen < least or key + keylen + valuelen > end:
             raise ValueError("a damaged terms table")
-        if data[key : key + size] != prefix:
+        if not data.startswith(prefix, key):
             raise ValueError("a term of another field in the field's terms")
-        weight, count = _INFO.unpack_from(data, key + keylen)
+        weight, count = info(data, key + keylen)
         yield data[key + size : key + keylen], weight, count
         pos = key + keylen + valuelen
 

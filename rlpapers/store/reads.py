@@ -167,12 +167,17 @@ class Reads:
 
     def vocabulary(self) -> dict[str, int]:
         """Surface words of the corpus with their counts (for spelling suggestions)."""
-        return self.reading(self._vocabulary)
+        return self.reading(lambda: _summed(self._word_counts()))
 
-    def _vocabulary(self) -> dict[str, int]:
+    def word_counts(self) -> list[dict[str, int]]:
+        """Each corpus file's words with their counts, as ``vocabulary`` sums them (in that
+        order): a reader that needs the sums of a few words only sums those."""
+        return self.reading(self._word_counts)
+
+    def _word_counts(self) -> list[dict[str, int]]:
         from .parsing import unpack_counts
 
-        total: Counter[str] = Counter()
+        out = []
         files = self.con.execute("SELECT path, sha1 FROM files WHERE kind = ?", (CORPUS,))
         for path, sha1 in files.fetchall():
             row = self.con.execute(
@@ -180,8 +185,8 @@ class Reads:
                 (sha1, self.names.get(path) or Path(path).name),
             ).fetchone()
             with collector_paused():
-                total.update(unpack_counts(row[0]) if row else {})
-        return dict(total)
+                out.append(unpack_counts(row[0]) if row else {})
+        return out
 
     def keys(self) -> list[tuple[str, str, str]]:
         """(id, key, source file) of every record, in corpus order."""
@@ -231,3 +236,11 @@ class Reads:
 
         wanted = list(refs)  # read once: a second try after healing reads the same list
         return self.reading(lambda: find(self.lookup, wanted))
+
+
+def _summed(counts: list[dict[str, int]]) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    with collector_paused():
+        for each in counts:
+            total.update(each)
+    return dict(total)
