@@ -653,8 +653,8 @@ def test_a_full_tmpdir_does_not_stop_a_build(tmp_path):
         (corpus / f"f{f}.txt").write_text("Topic\n\n" + "\n\n".join(blocks) + "\n")
     tmp = tmp_path / "tmp"
     tmp.mkdir()
+    if _with_full_tmpdir(tmp, "--version").returncode != 0:
+        pytest.skip("a tmpfs cannot be mounted here (a container without the capability)")
     done = _with_full_tmpdir(tmp, "--corpus", str(corpus), "list", "-f", "ids")
-    if done.returncode == 32:  # mount refused (a container without the capability)
-        pytest.skip(done.stderr)
     assert done.returncode == 0, done.stderr  # is 2: "cannot write the record store in …:
     assert len(done.stdout.split()) == 200  # database or disk is full; choose another folder"

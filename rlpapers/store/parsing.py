@@ -78,11 +78,27 @@ def parse_many(jobs: Iterable[Job], count: int, size: int) -> Iterator[Parsed]:
         ) from None
     except BaseException:  # Ctrl-C, a failed parse, a reader that stopped early
         forked = list(getattr(pool, "_processes", None) or ())  # before shutdown forgets them
+        results = getattr(pool, "_result_queue", None)  # (the same)
         pool.shutdown(wait=False, cancel_futures=True)
         _stop_workers(started, forked)
+        _end_results(results)
         raise
     finally:
         pool.shutdown()
+
+
+def _end_results(results: Any) -> None:
+    """Close this process's end of the pool's result pipe (``results``, the pool's queue) for
+    writing. A worker stopped half-way through sending its parse leaves half a message there;
+    while this process also holds the pipe open, the pool's reader waits for the rest for ever
+    (and the process, which waits for that reader at exit, never ends). Closed, the reader meets
+    the end of the pipe instead."""
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        try:
+            writer.close()
+        except OSError:
+            pass
 
 
 def _worker_started(started: SimpleQueue[int], parent: int) -> None:
