@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,13 +115,12 @@ def test_deleting_the_cache_keeps_keys(seeds_copy, isolated):
     assert _keys(Library([seeds_copy])) == keys
 
 
-def test_records_keyed_by_another_data_folders_ledger_are_keyed_again_at_once(
-    seeds_copy, tmp_path, monkeypatch
-):
-    """One index folder, used with two data folders in turn (another RLPAPERS_DATA_DIR): the
-    records the first ledger keyed were shown under the second until some file changed, and
-    then re-keyed, so a key the second showed moved on an unrelated edit. The records now
-    follow the ledger in use from the first command."""
+def _keyed_by_a_first_ledger(
+    seeds_copy: Path, tmp_path: Path, monkeypatch: Any
+) -> tuple[Path, Any]:
+    """An index folder of the seeds whose records a first data folder's ledger keyed (the seed
+    TECRL paper as zhan_tecrlb: that ledger gave zhan_tecrl to another paper first), then a
+    second data folder in use; the folder and the seed paper."""
     other = tmp_path / "other"
     other.mkdir()
     _write(other / "tecrl.txt", f"Other\n\n{TECRL}")
@@ -132,6 +132,17 @@ def test_records_keyed_by_another_data_folders_ledger_are_keyed_again_at_once(
     ]
     assert seed.key == "zhan_tecrlb"
     monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "second"))
+    return index, seed
+
+
+def test_records_keyed_by_another_data_folders_ledger_are_keyed_again_at_once(
+    seeds_copy, tmp_path, monkeypatch
+):
+    """One index folder, used with two data folders in turn (another RLPAPERS_DATA_DIR): the
+    records the first ledger keyed were shown under the second until some file changed, and
+    then re-keyed, so a key the second showed moved on an unrelated edit. The records now
+    follow the ledger in use from the first command."""
+    index, seed = _keyed_by_a_first_ledger(seeds_copy, tmp_path, monkeypatch)
     shown = Library([seeds_copy], index_dir=index).get(seed.id).key
     _write(seeds_copy / "zz_unrelated.txt", f"Topic\n\n{_abstract('OkapiRL for okapis')}\n")
     assert Library([seeds_copy], index_dir=index).get(seed.id).key == shown == "zhan_tecrl"
@@ -142,17 +153,7 @@ def test_index_status_is_not_fresh_for_records_keyed_by_another_ledger(
 ):
     """Records another data folder's ledger keyed are refreshed before they are read (their
     keys may change): ``index --status`` with the other data folder does not call them fresh."""
-    other = tmp_path / "other"
-    other.mkdir()
-    _write(other / "tecrl.txt", f"Other\n\n{TECRL}")
-    index = tmp_path / "index"
-    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "first"))
-    assert Library([other], index_dir=tmp_path / "other-index").papers  # its zhan_tecrl
-    (seed,) = [
-        p for p in Library([seeds_copy], index_dir=index).papers if p.key.startswith("zhan_tec")
-    ]
-    assert seed.key == "zhan_tecrlb"
-    monkeypatch.setenv("RLPAPERS_DATA_DIR", str(tmp_path / "second"))
+    index, seed = _keyed_by_a_first_ledger(seeds_copy, tmp_path, monkeypatch)
     status = json.loads(
         run("--corpus", seeds_copy, "--index-dir", index, "index", "--status", "-f", "json").stdout
     )
