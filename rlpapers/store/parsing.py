@@ -225,21 +225,30 @@ PACK_LEVEL = 4
 def pack(rows: list[dict[str, Any]]) -> bytes:
     """A file's parse rows as compressed JSON: they repeat every abstract the finished records
     hold, and are read only when a file's records are finished again."""
-    return zlib.compress(json.dumps(rows, ensure_ascii=False).encode("utf-8"), PACK_LEVEL)
+    return _packed(rows)
 
 
 def pack_counts(counts: Mapping[str, int]) -> bytes:
     """A file's word counts as compressed JSON (9.6 → 3.5 MB at 75,000 arXiv papers): read
     whole by ``stats`` and spelling suggestions, never in part."""
-    return zlib.compress(json.dumps(dict(counts), ensure_ascii=False).encode("utf-8"), PACK_LEVEL)
+    return _packed(dict(counts))
+
+
+def _packed(value: Any) -> bytes:
+    return zlib.compress(json.dumps(value, ensure_ascii=False).encode("utf-8"), PACK_LEVEL)
+
+
+def _unpacked(blob: Any, kind: type, what: str) -> Any:
+    """``_packed``'s value, of ``kind``; ``Garbled`` for anything else (the store heals)."""
+    try:
+        return loads(zlib.decompress(blob), kind, what)
+    except (zlib.error, TypeError) as error:
+        raise Garbled(f"garbled {what} ({error})") from None
 
 
 def unpack_counts(blob: Any) -> dict[str, int]:
     """``pack_counts``'s counts; ``Garbled`` for anything else (the store heals)."""
-    try:
-        counts: dict[str, int] = loads(zlib.decompress(blob), dict, "word counts")
-    except (zlib.error, TypeError) as error:
-        raise Garbled(f"garbled word counts ({error})") from None
+    counts: dict[str, int] = _unpacked(blob, dict, "word counts")
     if not set(map(type, counts.values())) <= {int}:
         raise Garbled("garbled word counts (a count that is no number)")
     return counts
@@ -259,10 +268,7 @@ def compact_parses(con: sqlite3.Connection) -> None:
 def unpack(blob: bytes) -> list[dict[str, Any]]:
     """``pack``'s rows; a garbled value is reported as a damaged database, which the store heals
     by rebuilding itself. (Each row's other fields are checked where it becomes a Paper.)"""
-    try:
-        rows = loads(zlib.decompress(blob), list, "parse rows")
-    except (zlib.error, TypeError) as error:
-        raise Garbled(f"garbled parse rows ({error})") from None
+    rows = _unpacked(blob, list, "parse rows")
     for row in rows:
         if type(row) is not dict or not all(type(row.get(f)) is str for f in _ROW_TEXT):
             raise Garbled("garbled parse rows (a row without its id, name, title or abstract)")
