@@ -154,7 +154,7 @@ class SnowballFilter(_Stateless, Filter):
         stem = self._stem or self._load()
         for token in tokens:
             text = token.text
-            if text.isascii() and text.isalpha() and len(text) > 2:
+            if _stemmed(text):
                 token.text = stem(text)
             yield token
 
@@ -205,7 +205,7 @@ def _new_term(piece: str) -> tuple[str, bool]:
         word = strip_accents(word)
     if not word or word in STOP_WORDS:  # as StopFilter(minsize=1): an empty term is dropped
         return word, True
-    if word.isascii() and word.isalpha() and len(word) > 2:
+    if _stemmed(word):
         word = (_STEMMER or _load_stemmer())(word)
     return word, False
 
@@ -254,7 +254,7 @@ _STEMMED = re.compile(r"^[A-Za-z]{3,}$", re.MULTILINE)  # the words _stemmed say
 
 
 def _stemmed(word: str) -> bool:
-    """Whether ``stemmed_to`` stems ``word`` (else the word is its own stem)."""
+    """Whether the text analyser stems ``word`` (else the word is its own stem)."""
     return word.isascii() and word.isalpha() and len(word) > 2
 
 
