@@ -2,9 +2,10 @@
 
 A result is kept with the store state it was computed from (the generation's manifest: store
 instance and change counter, schema and Whoosh version), the rlpapers version that computed it
-and what else it depends on, and is given back only for exactly that state. It is derived data like the rest of the folder: a file
-that cannot be read, or reads as something other than what was kept, is recomputed and written
-again, and a folder that cannot be written only means the result is computed each time.
+and what else it depends on, and is given back only for exactly that state. It is derived data
+like the rest of the folder: a file that cannot be read, or reads as something other than what
+was kept, is recomputed and written again, and a folder that cannot be written only means the
+result is computed each time.
 """
 
 from __future__ import annotations
