@@ -108,6 +108,33 @@ def test_reordering_renaming_and_removing_files_keeps_ids_and_keys(seeds_copy, t
     assert all(keys[pid] == key for pid, key in single.items())
 
 
+def test_splitting_merging_and_resaving_files_keeps_ids_and_keys(seeds_copy, isolated):
+    """What reorganising a folder does to its files: one split in two (the header repeated, an
+    abstract edited on the way), two merged into one, a file saved again with CRLF in UTF-16
+    (as Windows tools do), with the index folder cleared in between. Every paper keeps its id
+    and key throughout: the edited one, and the paper named like a seed paper (zhan_tecrlb)
+    once its file is read first."""
+    first, second = sorted(seeds_copy.glob("*.txt"))
+    _write(seeds_copy / "zz_new.txt", f"Other\n\n{TECRL}")
+    keys = _keys(Library([seeds_copy]))
+    assert {"zhan_tecrl", "zhan_tecrlb"} <= set(keys.values())
+    header, *blocks = first.read_text(encoding="utf-8").split("\n\n")
+    blocks[0] = blocks[0].replace(" the ", " the whole ", 1)  # and an abstract edited
+    half = len(blocks) // 2
+    _write(first, "\n\n".join([header, *blocks[:half]]))
+    _write(seeds_copy / "001_second_half.txt", "\n\n".join([header, *blocks[half:]]))
+    assert _keys(Library([seeds_copy])) == keys
+    rest = second.read_text(encoding="utf-8").split("\n\n", 1)[1]
+    _write(first, first.read_text(encoding="utf-8") + "\n\n" + rest)
+    second.unlink()
+    (seeds_copy / "zz_new.txt").rename(seeds_copy / "000_new.txt")  # now read first
+    shutil.rmtree(isolated / "index")
+    assert _keys(Library([seeds_copy])) == keys
+    crlf = first.read_text(encoding="utf-8").replace("\n", "\r\n")
+    first.write_bytes(crlf.encode("utf-16"))
+    assert _keys(Library([seeds_copy])) == keys
+
+
 def test_deleting_the_cache_keeps_keys(seeds_copy, isolated):
     _write(seeds_copy / "zz_new.txt", f"Other\n\n{TECRL}")
     keys = _keys(Library([seeds_copy]))
