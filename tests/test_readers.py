@@ -230,6 +230,13 @@ def test_a_10mb_bib_is_read_in_bounded_time():
         (r"\textbf{\emph{Bold}} and \unknown{arg}", r"\textbf{\emph{Bold}} and \unknown{arg}"),
         (r"$\{x\}$ keeps math; a~tie", r"$\{x\}$ keeps math; a tie"),
         ("plain  text\nwrapped", "plain text wrapped"),
+        # an accent takes the next letter as TeX does, inside a word too (was "Schr ̈odinger")
+        (
+            r"Schr\"odinger, G\"odel, Universit\"at, \'ecole",
+            "Schrödinger, Gödel, Universität, école",
+        ),
+        (r"\c cedilla, \v s, \"\i, \H o, \~nu, \`a{}b", "çedilla, š, ï, ő, ñu, àb"),
+        (r"50\%of R\&D \\next", "50%of R&D next"),
     ],
 )
 def test_latex_decoding(field, shown):

@@ -50,10 +50,12 @@ def decode(text: str) -> str:
     return " ".join("".join(out).split())
 
 
-#: What a text part changes: a command with its braced arguments (an accent may take a bare
-#: letter), or a brace or tie outside one.
+#: What a text part changes: a command with its braced arguments, or a brace or tie outside
+#: one. An accent takes the next letter (or ``\\i``) as TeX does, inside a word too
+#: (``Schr\\"odinger``, ``\\'ecole``), a lettered one after a space (``\\c c``, ``\\v s``).
 _TOKEN = re.compile(
-    r"\\(?:[A-Za-z]+\*?|[^A-Za-z](?:\s*[A-Za-z](?![A-Za-z]))?)(?:\s*\{(?:[^{}]|\{[^{}]*\})*\})*|[{}~]"
+    r"\\(?:[\"'`^~=.]\s*(?:\\[ij](?![A-Za-z])|[A-Za-z])?|[cdbrkuvH]\s+(?:\\[ij](?![A-Za-z])|[A-Za-z])"
+    r"|[A-Za-z]+\*?|[^A-Za-z])(?:\s*\{(?:[^{}]|\{[^{}]*\})*\})*|[{}~]"
 )
 
 
