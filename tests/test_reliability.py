@@ -548,6 +548,19 @@ def test_a_gb18030_copy_of_a_seed_decodes_like_the_original(seed):
     assert all("·" not in c for p in copy for c in p.categories)  # the separator survived
 
 
+@pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["crlf", "cr"])
+@pytest.mark.parametrize("seed", ["000_eda7530d3ab384ed.txt", "003_9c520f58a50b3392.txt"])
+def test_a_gb18030_copy_with_crlf_or_cr_line_ends_decodes_like_the_original(seed, newline):
+    """Windows line ends must not sway the guess: the carriage returns made charset-normalizer
+    pick iso8859-13 or cp949 (the topic read as "Ēæ»ÆŃ§Ļ°", or every abstract as Hangul)."""
+    from rlpapers.parse import parse_bytes
+
+    text = (SEEDS / seed).read_text(encoding="utf-8")
+    original = parse_bytes(text.encode("utf-8"), seed)
+    copy = parse_bytes(text.replace("\n", newline).encode("gb18030"), seed)
+    assert copy == original
+
+
 def test_latin_text_in_cp1252_is_still_read_as_such():
     from rlpapers.parse import parse_bytes
 
