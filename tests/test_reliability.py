@@ -561,6 +561,26 @@ def test_a_gb18030_copy_with_crlf_or_cr_line_ends_decodes_like_the_original(seed
     assert copy == original
 
 
+@pytest.mark.parametrize("topic", ["强化学习", "论文检索", "机器人", "自然语言处理"])
+@pytest.mark.parametrize("codec", ["gb18030", "gbk"])
+def test_a_chinese_header_is_the_only_non_ascii_text_of_a_gb18030_file(topic, codec):
+    """The seed layout in GB18030 or GBK with plain ASCII abstracts: the header alone is too
+    little for charset-normalizer, which called a tie for big5 or cp949 ("Ч趙悝炾", "쬠匡쇱乞").
+    GB18030, the encoding of Chinese headers, wins a tie; Korean, Japanese and longer Big5 text
+    do not tie with it."""
+    from rlpapers.parse.text import decode
+
+    text = (SEEDS / "000_eda7530d3ab384ed.txt").read_text(encoding="utf-8")
+    body = "".join(c if c.isascii() else "-" for c in text.split("\n", 1)[1])
+    assert decode(f"{topic}\n{body}".encode(codec), "gb.txt").split("\n")[0] == topic
+    for other, other_codec in (
+        ("강화 학습은 에이전트가 보상을 최대화하는 방법입니다.", "euc_kr"),
+        ("強化学習は、報酬を最大化する方法を学ぶ機械学習です。", "shift_jis"),
+        ("強化學習是機器學習的一個領域，研究代理如何採取行動。", "big5"),
+    ):
+        assert decode(f"{other}\n{body}".encode(other_codec), "x.txt").split("\n")[0] == other
+
+
 def test_latin_text_in_cp1252_is_still_read_as_such():
     from rlpapers.parse import parse_bytes
 

@@ -61,7 +61,7 @@ def decode(data: bytes, source: str = "", encoding: str | None = None) -> str:
         return damaged
     legacy = _legacy(data)
     if legacy is not None:
-        return legacy
+        return legacy[1]
     line = data[: utf8_error.start].count(b"\n") + 1
     raise ParseError(
         f"cannot decode byte 0x{data[utf8_error.start]:02x}: not UTF-8 and no known encoding "
@@ -129,8 +129,9 @@ def _damaged_utf8(data: bytes, source: str) -> str | None:
     return text
 
 
-def _legacy(data: bytes) -> str | None:
-    """The text in the legacy (non-UTF) encoding charset-normalizer finds likeliest, or None.
+def _legacy(data: bytes) -> tuple[str, str] | None:
+    """The legacy (non-UTF) encoding charset-normalizer finds likeliest and the text in it, or
+    None.
 
     It is shown only the lines that hold non-ASCII bytes (at most ``SAMPLE`` bytes of them):
     they carry all the evidence, English lines around a short Chinese header only drown it,
@@ -153,9 +154,11 @@ def _legacy(data: bytes) -> str | None:
     guesses = [m.encoding for m in results if m.encoding.replace("-", "_") != "utf_8"]
     if _western(results.best(), guesses):
         guesses.insert(0, "cp1252")
+    elif _gb18030_ties(results):
+        guesses.insert(0, "gb18030")
     for encoding in guesses:
         try:
-            return data.decode(encoding)
+            return encoding, data.decode(encoding)
         except (UnicodeDecodeError, LookupError):
             continue
     return None
@@ -169,6 +172,18 @@ def _western(best: Any, guesses: list[str]) -> bool:
     if best is None:
         return True
     return not best.multi_byte_usage and ("cp1252" in guesses or best.language == "Unknown")
+
+
+def _gb18030_ties(results: Any) -> bool:
+    """Whether GB18030 fits as well as the detector's pick of another multi-byte code page (no
+    more chaos, no less coherence): a short Chinese header is all the evidence some files give,
+    and on it big5 or cp949 is a coin toss. Korean, Japanese and longer Big5 text fit their own
+    code page better, so they are still told apart."""
+    best = results.best()
+    if best is None or not best.multi_byte_usage or best.encoding == "gb18030":
+        return False
+    gb = next((m for m in results if m.encoding == "gb18030"), None)
+    return gb is not None and gb.chaos <= best.chaos and gb.coherence >= best.coherence
 
 
 def _decode_utf16(data: bytes, source: str) -> str:
