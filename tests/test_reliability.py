@@ -581,6 +581,30 @@ def test_a_chinese_header_is_the_only_non_ascii_text_of_a_gb18030_file(topic, co
         assert decode(f"{other}\n{body}".encode(other_codec), "x.txt").split("\n")[0] == other
 
 
+def test_a_utf8_file_with_lines_in_a_legacy_encoding_reads_each_line_right():
+    """Files joined with ``cat`` (a GB18030 header on a UTF-8 file; a Latin-1 entry after UTF-8
+    ones): the UTF-8 lines stay UTF-8 and the others are read in their own encoding, with a
+    warning naming them. The whole file was read as one legacy code page, every curly quote and
+    dash of every abstract turned to mojibake (``â€™``), without a word."""
+    from rlpapers.parse import parse_bytes
+    from rlpapers.readers import read_bytes
+
+    seed = "000_eda7530d3ab384ed.txt"
+    text = (SEEDS / seed).read_text(encoding="utf-8")
+    header, rest = text.split("\n", 1)
+    joined = header.encode("gb18030") + b"\n" + rest.encode("utf-8")
+    with pytest.warns(ParseWarning, match=r"mixed.txt: line 1 is not UTF-8; read as gb18030"):
+        assert parse_bytes(joined, "mixed.txt") == parse_bytes(text.encode("utf-8"), seed)
+    utf8 = "@article{a,\n title = {Über “quotes” – café},\n author = {Müller, Jörg}\n}\n"
+    latin = "@article{b,\n title = {Zürich Straße},\n author = {Gödel, Kurt}\n}\n"
+    with pytest.warns(ParseWarning, match=r"refs.bib: lines 6, 7 are not UTF-8; read as "):
+        records = read_bytes(utf8.encode("utf-8") + latin.encode("latin-1"), "refs.bib")
+    assert [(r.title, r.authors) for r in records] == [
+        ("Über “quotes” – café", ("Jörg Müller",)),
+        ("Zürich Straße", ("Kurt Gödel",)),
+    ]
+
+
 def test_latin_text_in_cp1252_is_still_read_as_such():
     from rlpapers.parse import parse_bytes
 

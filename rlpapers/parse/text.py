@@ -59,6 +59,9 @@ def decode(data: bytes, source: str = "", encoding: str | None = None) -> str:
     damaged = _damaged_utf8(data, source)
     if damaged is not None:
         return damaged
+    mixed = _mixed(data, source)
+    if mixed is not None:
+        return mixed
     legacy = _legacy(data)
     if legacy is not None:
         return legacy[1]
@@ -123,10 +126,54 @@ def _damaged_utf8(data: bytes, source: str) -> str | None:
         )
         if line.count("\ufffd") > raw.count("\ufffd".encode())
     ]
-    shown = ", ".join(lines[:10]) + (f" and {len(lines) - 10} more" if len(lines) > 10 else "")
-    message = f"{source}: invalid UTF-8 replaced with U+FFFD on line{'s' if len(lines) > 1 else ''} {shown}"
+    message = f"{source}: invalid UTF-8 replaced with U+FFFD on {_named(lines)}"
     warnings.warn(ParseWarning(message), stacklevel=4)
     return text
+
+
+def _mixed(data: bytes, source: str) -> str | None:
+    """UTF-8 with whole lines in a legacy encoding (files joined with ``cat``): each UTF-8 line
+    as UTF-8, the others in the encoding they share, with a warning naming them; None unless
+    the UTF-8 lines hold most of the non-ASCII bytes (a line of GB18030 is valid UTF-8 by
+    chance now and then, so a GB18030 file is no such file)."""
+    import warnings
+
+    from ..errors import ParseWarning
+
+    if not _UTF8_MULTIBYTE.search(data):
+        return None  # no UTF-8 line at all
+    lines = data.split(b"\n")
+    texts: list[str | None] = []
+    for line in lines:
+        try:
+            texts.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            texts.append(None)
+    bad = [number for number, text in enumerate(texts) if text is None]
+    in_bad = sum(len(lines[n].translate(None, _ASCII)) for n in bad)
+    if 2 * in_bad >= len(data.translate(None, _ASCII)):
+        return None
+    legacy = _legacy(b"\n".join(lines[n] for n in bad))
+    if legacy is None:
+        return None
+    codec, text = legacy
+    decoded = text.split("\n")
+    if len(decoded) != len(bad):  # a guess such as UTF-16 that does not keep the lines
+        return None
+    for number, line_text in zip(bad, decoded, strict=True):
+        texts[number] = line_text
+    named = _named([str(n + 1) for n in bad])
+    verb = "is" if len(bad) == 1 else "are"
+    warnings.warn(
+        ParseWarning(f"{source}: {named} {verb} not UTF-8; read as {codec}"), stacklevel=4
+    )
+    return "\n".join(t or "" for t in texts).removeprefix("\ufeff")
+
+
+def _named(lines: list[str]) -> str:
+    """``line 3``, ``lines 3, 5``, or the first ten and how many more."""
+    shown = ", ".join(lines[:10]) + (f" and {len(lines) - 10} more" if len(lines) > 10 else "")
+    return f"line{'s' if len(lines) > 1 else ''} {shown}"
 
 
 def _legacy(data: bytes) -> tuple[str, str] | None:
