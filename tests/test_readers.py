@@ -134,6 +134,25 @@ def test_to_paper_keeps_what_a_paper_holds():
     )
 
 
+def test_biblatex_extended_names_and_relax_initials():
+    """Better BibLaTeX writes a name with a particle in BibLaTeX's extended name format; it was
+    one garbled name (``prefix=van der useprefix=true family=Berg given=Anna``). ``{\\relax Ch}``
+    (a two-letter initial) kept its ``\\relax``."""
+    text = r"""@article{berg2020,
+  title = {Particles},
+  author = {family=Berg, given=Anna, prefix=van der, useprefix=true and Smith, John and
+            given={J.-P.}, family={Lopez}, suffix=Jr and {\relax Ch}ristopher Manning},
+}
+"""
+    (record,) = read_quiet(text, "bbt.bib")
+    assert record.authors == (
+        "Anna van der Berg",
+        "John Smith",
+        "J.-P. Lopez Jr",
+        "Christopher Manning",
+    )
+
+
 def test_strings_concatenation_months_and_comments():
     text = r"""@string{icml = "Proc. ICML"}
 @String{conf = icml # { 20} # "20"}

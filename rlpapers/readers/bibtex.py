@@ -14,6 +14,7 @@ where it can be, else skipped.
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -223,8 +224,8 @@ def _value(raw: str, strings: dict[str, str], source: str, line: int) -> str:
     return "".join(out)
 
 
-def _pieces(raw: str) -> list[str]:
-    """``raw`` cut at each ``#`` outside braces and quotes."""
+def _pieces(raw: str, separator: str = "#") -> list[str]:
+    """``raw`` cut at each ``separator`` outside braces and quotes."""
     pieces, depth, quoted, start = [], 0, False, 0
     for i, char in enumerate(raw):
         if char == "{":
@@ -233,7 +234,7 @@ def _pieces(raw: str) -> list[str]:
             depth -= 1
         elif char == '"' and depth == 0:
             quoted = not quoted
-        elif char == "#" and depth == 0 and not quoted:
+        elif char == separator and depth == 0 and not quoted:
             pieces.append(raw[start:i])
             start = i + 1
     return [*pieces, raw[start:]]
@@ -315,5 +316,26 @@ def _people(value: str) -> tuple[tuple[str, ...], bool]:
     truncated = bool(names) and names[-1].lower() == "others"
     if truncated:
         names.pop()
-    people = (decode(person(name)) for name in names)
+    people = (decode(_extended_name(name) or person(name)) for name in names)
     return tuple(name for name in people if name), truncated
+
+
+#: A name in BibLaTeX's extended format, as Better BibLaTeX writes one with a particle:
+#: ``family=Berg, given=Anna, prefix=van der, useprefix=true``.
+_EXTENDED_PART = re.compile(r"^\s*([a-z-]+)\s*=\s*(.*?)\s*$", re.I | re.S)
+
+
+def _extended_name(name: str) -> str:
+    """A name in BibLaTeX's extended format as ``given prefix family suffix``; "" for any other
+    name."""
+    if "=" not in name:
+        return ""
+    parts = {}
+    for piece in _pieces(name, ","):
+        found = _EXTENDED_PART.match(piece)
+        if found is None:
+            return ""
+        parts[found.group(1).lower()] = found.group(2)
+    if "family" not in parts and "given" not in parts:
+        return ""
+    return " ".join(parts[p] for p in ("given", "prefix", "family", "suffix") if parts.get(p))

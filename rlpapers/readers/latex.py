@@ -26,8 +26,9 @@ from typing import Any
 _MATH = re.compile(r"\$\$.+?\$\$|(?<!\\)\$(?:[^$\\]|\\.)+?\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
 #: One-character accent commands and the lettered ones: decoded to the accented letter.
 _ACCENTS = frozenset("\"'`^~=.") | {"c", "d", "b", "r", "k", "t", "u", "v", "H"}
-#: Commands pylatexenc does not know that the BibTeX exporter writes.
-_EXTRA = {"textbraceleft": "{", "textbraceright": "}", "lbrace": "{", "rbrace": "}"}
+#: Commands pylatexenc does not know: those the BibTeX exporter writes, and ``\\relax`` (a
+#: two-letter initial, ``{\\relax Ch}ristopher``).
+_EXTRA = {"textbraceleft": "{", "textbraceright": "}", "lbrace": "{", "rbrace": "}", "relax": ""}
 _BRACES = str.maketrans({"{": None, "}": None, "~": " "})
 
 
