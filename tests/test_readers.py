@@ -461,6 +461,24 @@ def test_other_json_is_skipped_with_a_note():
     assert records == [] and len(found) == 1
 
 
+@pytest.mark.parametrize(
+    "text, name, said",
+    [
+        ("", "empty.bib", "empty.bib: empty file, no records"),
+        ("\n  \n", "empty.ris", "empty.ris: empty file, no records"),
+        ("", "empty.jsonl", "empty.jsonl: empty file, no records"),
+        ("Some notes\nwithout any entry\n", "notes.bib", "notes.bib: no BibTeX entry"),
+        ("  TY  - JOUR\n  TI  - Indented\n  ER  - \n", "wos.ris", "wos.ris: no RIS record"),
+    ],
+)
+def test_a_bibliography_file_with_nothing_to_read_says_so(text, name, said):
+    """A text file with no records warns; a bibliography file gave ``note: no papers match``
+    and not a word about the file (an indented RIS export, an empty Zotero export)."""
+    records, found = read_warned(text, name)
+    assert records == [] and len(found) == 1 and found[0].startswith(said), found
+    assert read_warned("@string{icml = {ICML}}\n", "abbrev.bib") == ([], [])  # macros only
+
+
 def test_undecodable_bytes_are_a_parse_error():
     with pytest.raises(ParseError, match="binary"):
         read_bytes(b"@misc{a,\x00}", "bin.bib")

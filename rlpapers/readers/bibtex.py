@@ -61,11 +61,15 @@ NOT_PAPERS = frozenset({"xdata", "set"})
 CROSSREF_DEPTH = 4
 
 Fields = dict[str, str]
+#: An ``@type{`` or ``@type(`` at the start of a line: a file without one holds no entry at all.
+_AN_ENTRY = re.compile(r"^[ \t]*@[ \t]*[A-Za-z]+[ \t]*[{(]", re.M)
 
 
 def read(text: str, source: str) -> list[Record]:
     """The entries of a BibTeX file's text, in file order, as records."""
     entries = _entries(text, source)
+    if not entries and not _AN_ENTRY.search(text):
+        warn(source, 0, "no BibTeX entry (no line starting @type{); nothing read")
     by_key = {entry.key.lower(): entry.fields for entry in entries if entry.key}
     records = []
     for entry in entries:

@@ -57,6 +57,8 @@ def read(text: str, source: str) -> list[Record]:
                 found += _parse(lines[begin:end], begin, source)
             except Exception as error:
                 warn(source, begin + 1, f"record not read ({type(error).__name__}); skipped")
+    if not found and not any(line.startswith("TY") for line in lines):
+        warn(source, 0, "no RIS record (no TY line starts one); nothing read")
     return [r for data, line in found if (r := _record(data, line, source)) is not None]
 
 
