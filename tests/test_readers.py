@@ -163,6 +163,38 @@ def test_strings_concatenation_months_and_comments():
     assert record.venue == "Proc. ICML 2020" and record.title == "A"
 
 
+def test_percent_comments_between_fields_are_comments():
+    """A ``%`` line inside an entry, as biber reads it, comments out to the line end: the field
+    after a comment was lost (bibtexparser counts the comment into the next field's name, so
+    ``year`` became ``% old\\n  year``), and a field commented out stays out."""
+    text = """@article{x, % Google Scholar's entry, fixed by hand
+  title = {Commented},
+  % author = {Wrong, Name},
+  author = {Real, Author}, % trailing remark
+  year = {2020},
+  % doi = {10.1/old}
+}
+"""
+    (record,) = read_quiet(text, "pct.bib")
+    assert (record.title, record.authors, record.year, record.doi) == (
+        "Commented",
+        ("Author Real",),
+        2020,
+        "",
+    )
+    kept = """@comment{an unpaired " quote}
+@misc{k,
+  title = "50% of {Atari} games",
+  url = "https://example.org/a%20b.pdf",
+  abstract = {Gains of
+% 12, in braces: text, as BibTeX reads it; 50\\% escaped},
+}
+"""
+    (record,) = read_quiet(kept, "kept.bib")
+    assert (record.title, record.url) == ("50% of Atari games", "https://example.org/a%20b.pdf")
+    assert record.abstract == "Gains of % 12, in braces: text, as BibTeX reads it; 50% escaped"
+
+
 def test_undefined_macro_warns_with_its_line():
     records, found = read_warned("@misc{a,\n  title = {A},\n  journal = nowhere\n}\n", "u.bib")
     assert records[0].venue == "nowhere"

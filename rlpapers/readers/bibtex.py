@@ -67,7 +67,7 @@ _AN_ENTRY = re.compile(r"^[ \t]*@[ \t]*[A-Za-z]+[ \t]*[{(]", re.M)
 
 def read(text: str, source: str) -> list[Record]:
     """The entries of a BibTeX file's text, in file order, as records."""
-    entries = _entries(text, source)
+    entries = _entries(_without_comments(text), source)
     if not entries and not _AN_ENTRY.search(text):
         warn(source, 0, "no BibTeX entry (no line starting @type{); nothing read")
     by_key = {entry.key.lower(): entry.fields for entry in entries if entry.key}
@@ -157,6 +157,49 @@ def _entries(text: str, source: str) -> list[_Entry]:
             fields = _fields(block, strings, source, line)
             out.append(_Entry(safe, str(block.entry_type).lower(), line, fields))
     return out
+
+
+#: Where an entry starts, and what a ``%`` comment and its scan look at.
+_ENTRY_START = re.compile(r"^[ \t]*@", re.M)
+_A_COMMENT = re.compile(r"(?<!\\)%")
+_COMMENT_TOKENS = re.compile(r'\\.|[{}"%]')
+
+
+def _without_comments(text: str) -> str:
+    """``text`` without the ``%`` comments biber skips: from a ``%`` between entries or between
+    an entry's fields (outside any value in braces or quotes) to the line end. bibtexparser
+    counted such a line into the next field's name (the field was lost) or stopped at a comma
+    in it (the entry was lost). Line ends stay, so the lines keep their numbers; only the
+    entries holding a ``%`` are scanned."""
+    if not _A_COMMENT.search(text):
+        return text
+    starts = [m.start() for m in _ENTRY_START.finditer(text)]
+    bounds = zip([0, *starts], [*starts, len(text)], strict=True)
+    return "".join(
+        _chunk_without_comments(text[a:b]) if _A_COMMENT.search(text, a, b) else text[a:b]
+        for a, b in bounds
+    )
+
+
+def _chunk_without_comments(chunk: str) -> str:
+    out, depth, quoted, start, position = [], 0, False, 0, 0
+    last = chunk.rfind("%") + 1  # nothing after the last ``%`` changes
+    while (token := _COMMENT_TOKENS.search(chunk, position, last)) is not None:
+        char, position = token.group(), token.end()
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(0, depth - 1)
+            quoted = quoted and depth > 0
+        elif char == '"' and depth == 1:
+            quoted = not quoted
+        elif char == "%" and depth <= 1 and not quoted:
+            end = chunk.find("\n", position)
+            end = len(chunk) if end < 0 else end
+            out.append(chunk[start : token.start()])
+            start = position = end
+    out.append(chunk[start:])
+    return "".join(out)
 
 
 def _blocks(text: str, source: str) -> list[tuple[Any, int]]:
