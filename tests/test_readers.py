@@ -474,6 +474,17 @@ def test_arxiv_snapshot_and_listing_lines():
     )
 
 
+def test_a_large_json_file_finds_its_lines_at_c_speed():
+    """Each item's line came from a list of the text's newlines built a character at a time in
+    Python: 40% of reading a 74 MB CSL-JSON export (3.3 s of CPU for the list alone)."""
+    item = '{"id": "k%d", "type": "article", "title": "Paper %d", "x-unread": "%s"}'
+    text = "[\n" + ",\n".join(item % (n, n, "n" * 60_000) for n in range(1500)) + "\n]\n"
+    started = time.process_time()
+    records = read_quiet(text, "big.json")
+    assert len(records) == 1500 and records[-1].line == 1501
+    assert time.process_time() - started < 1.0  # 2.8 s before, 0.3 s now
+
+
 def test_json_lines_with_a_broken_line():
     good = json.dumps({"id": "2503.11111", "title": "T", "authors": [], "abstract": "A."})
     text = good + "\n{broken\n\n" + good.replace("2503.11111", "2503.22222") + "\n"
