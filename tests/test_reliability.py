@@ -566,7 +566,7 @@ def test_a_gb18030_copy_with_crlf_or_cr_line_ends_decodes_like_the_original(seed
 def test_a_chinese_header_is_the_only_non_ascii_text_of_a_gb18030_file(topic, codec):
     """The seed layout in GB18030 or GBK with plain ASCII abstracts: the header alone is too
     little for charset-normalizer, which called a tie for big5 or cp949 ("Ч趙悝炾", "쬠匡쇱乞").
-    GB18030, the encoding of Chinese headers, wins a tie; Korean, Japanese and longer Big5 text
+    GB18030, the encoding of Chinese headers, wins a tie; Korean, Shift-JIS and longer Big5 text
     do not tie with it."""
     from rlpapers.parse.text import decode
 

@@ -224,7 +224,7 @@ def _western(best: Any, guesses: list[str]) -> bool:
 def _gb18030_ties(results: Any) -> bool:
     """Whether GB18030 fits as well as the detector's pick of another multi-byte code page (no
     more chaos, no less coherence): a short Chinese header is all the evidence some files give,
-    and on it big5 or cp949 is a coin toss. Korean, Japanese and longer Big5 text fit their own
+    and on it big5 or cp949 is a coin toss. Korean, Shift-JIS and longer Big5 text fit their own
     code page better, so they are still told apart."""
     best = results.best()
     if best is None or not best.multi_byte_usage or best.encoding == "gb18030":
