@@ -193,6 +193,8 @@ def test_percent_comments_between_fields_are_comments():
     (record,) = read_quiet(kept, "kept.bib")
     assert (record.title, record.url) == ("50% of Atari games", "https://example.org/a%20b.pdf")
     assert record.abstract == "Gains of % 12, in braces: text, as BibTeX reads it; 50% escaped"
+    (record,) = read_quiet('@article(p, title = "50% of", year = 2020) % remark\n', "paren.bib")
+    assert (record.title, record.year) == ("50% of", 2020)
 
 
 def test_undefined_macro_warns_with_its_line():

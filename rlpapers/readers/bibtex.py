@@ -191,7 +191,7 @@ def _chunk_without_comments(chunk: str) -> str:
         elif char == "}":
             depth = max(0, depth - 1)
             quoted = quoted and depth > 0
-        elif char == '"' and depth == 1:
+        elif char == '"' and depth <= 1:  # a value in quotes (depth 0 in an @type( entry)
             quoted = not quoted
         elif char == "%" and depth <= 1 and not quoted:
             end = chunk.find("\n", position)
