@@ -395,6 +395,19 @@ def test_ris_records_without_er_lines_are_kept():
     ]
 
 
+def test_ris_text_between_records_loses_no_record():
+    """A line between records that starts with ``TY`` (a note, a one-space ``TY - JOUR``) was
+    taken by rispy for a record's start: it raised ``KeyError`` and the record before it was lost
+    (``ris.ris:1: record not read (KeyError); skipped``)."""
+    text = (
+        "TY  - JOUR\nTI  - First\nER  - \n\nTYPICAL note between records\n\n"
+        "TY  - JOUR\nTI  - Second\nER  - \n\nTY - JOUR\nTI - One space\nER - \n"
+    )
+    records, found = read_warned(text, "ris.ris")
+    assert [(r.title, r.line) for r in records] == [("First", 1), ("Second", 7)]
+    assert found == ["ris.ris:11: not a record's start (TY, two spaces, a dash); skipped"]
+
+
 # --- JSON --------------------------------------------------------------------------------------
 
 CSL = [
