@@ -153,6 +153,15 @@ def test_biblatex_extended_names_and_relax_initials():
     )
 
 
+def test_a_field_too_long_is_cut_with_a_warning_in_english():
+    text = "@misc{k, title = {T}, abstract = {%s}}\n" % ("reward " * 10_000)
+    (record,), found = read_warned(text, "long.bib")
+    assert found == [
+        "long.bib:1: an abstract field of 70,000 characters; only its first 65,536 are kept"
+    ]
+    assert len(record.abstract) <= 65_536 and record.abstract.endswith("reward")
+
+
 def test_strings_concatenation_months_and_comments():
     text = r"""@string{icml = "Proc. ICML"}
 @String{conf = icml # { 20} # "20"}
