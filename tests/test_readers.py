@@ -204,6 +204,9 @@ def test_percent_comments_between_fields_are_comments():
     assert record.abstract == "Gains of % 12, in braces: text, as BibTeX reads it; 50% escaped"
     (record,) = read_quiet('@article(p, title = "50% of", year = 2020) % remark\n', "paren.bib")
     assert (record.title, record.year) == ("50% of", 2020)
+    braced = '@article(q,\n  title = {50% of "them"}, % remark\n  year = {2021}\n)\n'
+    (record,) = read_quiet(braced, "paren.bib")  # a value in braces of an @type( entry
+    assert (record.title, record.year) == ('50% of "them"', 2021)
 
 
 def test_undefined_macro_warns_with_its_line():

@@ -181,7 +181,15 @@ def _without_comments(text: str) -> str:
     )
 
 
+#: An entry opened with a parenthesis, ``@type(``: its fields stand outside any brace.
+_PAREN_ENTRY = re.compile(r"[ \t]*@[ \t]*[A-Za-z]+[ \t]*\(")
+
+
 def _chunk_without_comments(chunk: str) -> str:
+    """One entry (from its ``@`` to the next entry's) without its ``%`` comments: those where
+    its fields stand, at depth 1 in braces in an ``@type{`` entry, at depth 0 in an ``@type(``
+    one, and outside quotes."""
+    fields = 0 if _PAREN_ENTRY.match(chunk) else 1
     out, depth, quoted, start, position = [], 0, False, 0, 0
     last = chunk.rfind("%") + 1  # nothing after the last ``%`` changes
     while (token := _COMMENT_TOKENS.search(chunk, position, last)) is not None:
@@ -191,9 +199,9 @@ def _chunk_without_comments(chunk: str) -> str:
         elif char == "}":
             depth = max(0, depth - 1)
             quoted = quoted and depth > 0
-        elif char == '"' and depth <= 1:  # a value in quotes (depth 0 in an @type( entry)
+        elif char == '"' and depth <= fields:  # a value in quotes
             quoted = not quoted
-        elif char == "%" and depth <= 1 and not quoted:
+        elif char == "%" and depth <= fields and not quoted:
             end = chunk.find("\n", position)
             end = len(chunk) if end < 0 else end
             out.append(chunk[start : token.start()])
