@@ -548,6 +548,63 @@ def test_a_gb18030_copy_of_a_seed_decodes_like_the_original(seed):
     assert all("·" not in c for p in copy for c in p.categories)  # the separator survived
 
 
+@pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["crlf", "cr"])
+@pytest.mark.parametrize("seed", ["000_eda7530d3ab384ed.txt", "003_9c520f58a50b3392.txt"])
+def test_a_gb18030_copy_with_crlf_or_cr_line_ends_decodes_like_the_original(seed, newline):
+    """Windows line ends must not sway the guess: the carriage returns made charset-normalizer
+    pick iso8859-13 or cp949 (the topic read as "Ēæ»ÆŃ§Ļ°", or every abstract as Hangul)."""
+    from rlpapers.parse import parse_bytes
+
+    text = (SEEDS / seed).read_text(encoding="utf-8")
+    original = parse_bytes(text.encode("utf-8"), seed)
+    copy = parse_bytes(text.replace("\n", newline).encode("gb18030"), seed)
+    assert copy == original
+
+
+@pytest.mark.parametrize("topic", ["强化学习", "论文检索", "机器人", "自然语言处理"])
+@pytest.mark.parametrize("codec", ["gb18030", "gbk"])
+def test_a_chinese_header_is_the_only_non_ascii_text_of_a_gb18030_file(topic, codec):
+    """The seed layout in GB18030 or GBK with plain ASCII abstracts: the header alone is too
+    little for charset-normalizer, which called a tie for big5 or cp949 ("Ч趙悝炾", "쬠匡쇱乞").
+    GB18030, the encoding of Chinese headers, wins a tie; Korean, Shift-JIS and longer Big5 text
+    do not tie with it."""
+    from rlpapers.parse.text import decode
+
+    text = (SEEDS / "000_eda7530d3ab384ed.txt").read_text(encoding="utf-8")
+    body = "".join(c if c.isascii() else "-" for c in text.split("\n", 1)[1])
+    assert decode(f"{topic}\n{body}".encode(codec), "gb.txt").split("\n")[0] == topic
+    for other, other_codec in (
+        ("강화 학습은 에이전트가 보상을 최대화하는 방법입니다.", "euc_kr"),
+        ("強化学習は、報酬を最大化する方法を学ぶ機械学習です。", "shift_jis"),
+        ("強化學習是機器學習的一個領域，研究代理如何採取行動。", "big5"),
+    ):
+        assert decode(f"{other}\n{body}".encode(other_codec), "x.txt").split("\n")[0] == other
+
+
+def test_a_utf8_file_with_lines_in_a_legacy_encoding_reads_each_line_right():
+    """Files joined with ``cat`` (a GB18030 header on a UTF-8 file; a Latin-1 entry after UTF-8
+    ones): the UTF-8 lines stay UTF-8 and the others are read in their own encoding, with a
+    warning naming them. The whole file was read as one legacy code page, every curly quote and
+    dash of every abstract turned to mojibake (``â€™``), without a word."""
+    from rlpapers.parse import parse_bytes
+    from rlpapers.readers import read_bytes
+
+    seed = "000_eda7530d3ab384ed.txt"
+    text = (SEEDS / seed).read_text(encoding="utf-8")
+    header, rest = text.split("\n", 1)
+    joined = header.encode("gb18030") + b"\n" + rest.encode("utf-8")
+    with pytest.warns(ParseWarning, match=r"mixed.txt: line 1 is not UTF-8; read as gb18030"):
+        assert parse_bytes(joined, "mixed.txt") == parse_bytes(text.encode("utf-8"), seed)
+    utf8 = "@article{a,\n title = {Über “quotes” – café},\n author = {Müller, Jörg}\n}\n"
+    latin = "@article{b,\n title = {Zürich Straße},\n author = {Gödel, Kurt}\n}\n"
+    with pytest.warns(ParseWarning, match=r"refs.bib: lines 6, 7 are not UTF-8; read as "):
+        records = read_bytes(utf8.encode("utf-8") + latin.encode("latin-1"), "refs.bib")
+    assert [(r.title, r.authors) for r in records] == [
+        ("Über “quotes” – café", ("Jörg Müller",)),
+        ("Zürich Straße", ("Kurt Gödel",)),
+    ]
+
+
 def test_latin_text_in_cp1252_is_still_read_as_such():
     from rlpapers.parse import parse_bytes
 

@@ -30,6 +30,7 @@ _UTF8_MULTIBYTE = re.compile(
 )
 _ASCII = bytes(range(128))
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
+_LINE_END = re.compile(rb"[\r\n]")
 SAMPLE = 256 * 1024
 
 
@@ -58,9 +59,12 @@ def decode(data: bytes, source: str = "", encoding: str | None = None) -> str:
     damaged = _damaged_utf8(data, source)
     if damaged is not None:
         return damaged
+    mixed = _mixed(data, source)
+    if mixed is not None:
+        return mixed
     legacy = _legacy(data)
     if legacy is not None:
-        return legacy
+        return legacy[1]
     line = data[: utf8_error.start].count(b"\n") + 1
     raise ParseError(
         f"cannot decode byte 0x{data[utf8_error.start]:02x}: not UTF-8 and no known encoding "
@@ -122,36 +126,86 @@ def _damaged_utf8(data: bytes, source: str) -> str | None:
         )
         if line.count("\ufffd") > raw.count("\ufffd".encode())
     ]
-    shown = ", ".join(lines[:10]) + (f" and {len(lines) - 10} more" if len(lines) > 10 else "")
-    message = f"{source}: invalid UTF-8 replaced with U+FFFD on line{'s' if len(lines) > 1 else ''} {shown}"
+    message = f"{source}: invalid UTF-8 replaced with U+FFFD on {_named(lines)}"
     warnings.warn(ParseWarning(message), stacklevel=4)
     return text
 
 
-def _legacy(data: bytes) -> str | None:
-    """The text in the legacy (non-UTF) encoding charset-normalizer finds likeliest, or None.
+def _mixed(data: bytes, source: str) -> str | None:
+    """UTF-8 with whole lines in a legacy encoding (files joined with ``cat``): each UTF-8 line
+    as UTF-8, the others in the encoding they share, with a warning naming them; None unless
+    the UTF-8 lines hold most of the non-ASCII bytes (a line of GB18030 is valid UTF-8 by
+    chance now and then, so a GB18030 file is no such file)."""
+    import warnings
+
+    from ..errors import ParseWarning
+
+    if not _UTF8_MULTIBYTE.search(data):
+        return None  # no UTF-8 line at all
+    lines = data.split(b"\n")
+    texts: list[str | None] = []
+    for line in lines:
+        try:
+            texts.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            texts.append(None)
+    bad = [number for number, text in enumerate(texts) if text is None]
+    in_bad = sum(len(lines[n].translate(None, _ASCII)) for n in bad)
+    if 2 * in_bad >= len(data.translate(None, _ASCII)):
+        return None
+    legacy = _legacy(b"\n".join(lines[n] for n in bad))
+    if legacy is None:
+        return None
+    codec, text = legacy
+    decoded = text.split("\n")
+    if len(decoded) != len(bad):  # a guess such as UTF-16 that does not keep the lines
+        return None
+    for number, line_text in zip(bad, decoded, strict=True):
+        texts[number] = line_text
+    named = _named([str(n + 1) for n in bad])
+    verb = "is" if len(bad) == 1 else "are"
+    warnings.warn(
+        ParseWarning(f"{source}: {named} {verb} not UTF-8; read as {codec}"), stacklevel=4
+    )
+    return "\n".join(t or "" for t in texts).removeprefix("\ufeff")
+
+
+def _named(lines: list[str]) -> str:
+    """``line 3``, ``lines 3, 5``, or the first ten and how many more."""
+    shown = ", ".join(lines[:10]) + (f" and {len(lines) - 10} more" if len(lines) > 10 else "")
+    return f"line{'s' if len(lines) > 1 else ''} {shown}"
+
+
+def _legacy(data: bytes) -> tuple[str, str] | None:
+    """The legacy (non-UTF) encoding charset-normalizer finds likeliest and the text in it, or
+    None.
 
     It is shown only the lines that hold non-ASCII bytes (at most ``SAMPLE`` bytes of them):
     they carry all the evidence, English lines around a short Chinese header only drown it,
-    and the time stays bounded on a file of any size.
+    and the time stays bounded on a file of any size. The lines are cut at CR as well as LF and
+    joined with LF: carriage returns swayed its guess (GB18030 with CRLF read as iso8859-13).
     """
     from charset_normalizer import from_bytes
 
     sample = bytearray()
     position = 0
     while len(sample) < SAMPLE and (high := _HIGH_BYTE.search(data, position)):
-        start = max(data.rfind(b"\n", 0, high.start()) + 1, high.start() - 2048)
-        end = data.find(b"\n", high.end(), high.end() + 2048)
-        end = min(len(data), high.end() + 2048) if end < 0 else end
+        low = max(0, high.start() - 2048)  # each look stays within 2 KB of the byte
+        start = max(data.rfind(b"\n", low, high.start()), data.rfind(b"\r", low, high.start()))
+        start = max(start + 1, low)
+        found = _LINE_END.search(data, high.end(), high.end() + 2048)
+        end = min(len(data), high.end() + 2048) if found is None else found.start()
         sample += data[start:end] + b"\n"  # the line, or 2 KB either side of a long line's byte
         position = end + 1
     results = from_bytes(bytes(sample))
     guesses = [m.encoding for m in results if m.encoding.replace("-", "_") != "utf_8"]
     if _western(results.best(), guesses):
         guesses.insert(0, "cp1252")
+    elif _gb18030_ties(results):
+        guesses.insert(0, "gb18030")
     for encoding in guesses:
         try:
-            return data.decode(encoding)
+            return encoding, data.decode(encoding)
         except (UnicodeDecodeError, LookupError):
             continue
     return None
@@ -165,6 +219,18 @@ def _western(best: Any, guesses: list[str]) -> bool:
     if best is None:
         return True
     return not best.multi_byte_usage and ("cp1252" in guesses or best.language == "Unknown")
+
+
+def _gb18030_ties(results: Any) -> bool:
+    """Whether GB18030 fits as well as the detector's pick of another multi-byte code page (no
+    more chaos, no less coherence): a short Chinese header is all the evidence some files give,
+    and on it big5 or cp949 is a coin toss. Korean, Shift-JIS and longer Big5 text fit their own
+    code page better, so they are still told apart."""
+    best = results.best()
+    if best is None or not best.multi_byte_usage or best.encoding == "gb18030":
+        return False
+    gb = next((m for m in results if m.encoding == "gb18030"), None)
+    return gb is not None and gb.chaos <= best.chaos and gb.coherence >= best.coherence
 
 
 def _decode_utf16(data: bytes, source: str) -> str:

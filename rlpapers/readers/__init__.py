@@ -17,12 +17,13 @@ a paper has no field for (the file's own key, the arXiv id, the entry type).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from ..errors import ParseError
+from ..errors import ParseError, ParseWarning
 from ..model import Paper
 from .record import Record
 
@@ -71,6 +72,9 @@ def read_text(text: str, source: str) -> list[Record]:
         text = text[1:]
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():  # as for a text file
+        warnings.warn(ParseWarning(f"{source}: empty file, no records"), stacklevel=2)
+        return []
     reader: Callable[[str, str], list[Record]] = import_module(f"{__name__}.{module}").read
     try:
         return reader(text, source)

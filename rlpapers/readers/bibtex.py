@@ -14,6 +14,7 @@ where it can be, else skipped.
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,11 +61,15 @@ NOT_PAPERS = frozenset({"xdata", "set"})
 CROSSREF_DEPTH = 4
 
 Fields = dict[str, str]
+#: An ``@type{`` or ``@type(`` at the start of a line: a file without one holds no entry at all.
+_AN_ENTRY = re.compile(r"^[ \t]*@[ \t]*[A-Za-z]+[ \t]*[{(]", re.M)
 
 
 def read(text: str, source: str) -> list[Record]:
     """The entries of a BibTeX file's text, in file order, as records."""
-    entries = _entries(text, source)
+    entries = _entries(_without_comments(text), source)
+    if not entries and not _AN_ENTRY.search(text):
+        warn(source, 0, "no BibTeX entry (no line starting @type{); nothing read")
     by_key = {entry.key.lower(): entry.fields for entry in entries if entry.key}
     records = []
     for entry in entries:
@@ -154,6 +159,57 @@ def _entries(text: str, source: str) -> list[_Entry]:
     return out
 
 
+#: Where an entry starts, and what a ``%`` comment and its scan look at.
+_ENTRY_START = re.compile(r"^[ \t]*@", re.M)
+_A_COMMENT = re.compile(r"(?<!\\)%")
+_COMMENT_TOKENS = re.compile(r'\\.|[{}"%]')
+
+
+def _without_comments(text: str) -> str:
+    """``text`` without the ``%`` comments biber skips: from a ``%`` between entries or between
+    an entry's fields (outside any value in braces or quotes) to the line end. bibtexparser
+    counted such a line into the next field's name (the field was lost) or stopped at a comma
+    in it (the entry was lost). Line ends stay, so the lines keep their numbers; only the
+    entries holding a ``%`` are scanned."""
+    if not _A_COMMENT.search(text):
+        return text
+    starts = [m.start() for m in _ENTRY_START.finditer(text)]
+    bounds = zip([0, *starts], [*starts, len(text)], strict=True)
+    return "".join(
+        _chunk_without_comments(text[a:b]) if _A_COMMENT.search(text, a, b) else text[a:b]
+        for a, b in bounds
+    )
+
+
+#: An entry opened with a parenthesis, ``@type(``: its fields stand outside any brace.
+_PAREN_ENTRY = re.compile(r"[ \t]*@[ \t]*[A-Za-z]+[ \t]*\(")
+
+
+def _chunk_without_comments(chunk: str) -> str:
+    """One entry (from its ``@`` to the next entry's) without its ``%`` comments: those where
+    its fields stand, at depth 1 in braces in an ``@type{`` entry, at depth 0 in an ``@type(``
+    one, and outside quotes."""
+    fields = 0 if _PAREN_ENTRY.match(chunk) else 1
+    out, depth, quoted, start, position = [], 0, False, 0, 0
+    last = chunk.rfind("%") + 1  # nothing after the last ``%`` changes
+    while (token := _COMMENT_TOKENS.search(chunk, position, last)) is not None:
+        char, position = token.group(), token.end()
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(0, depth - 1)
+            quoted = quoted and depth > 0
+        elif char == '"' and depth <= fields:  # a value in quotes
+            quoted = not quoted
+        elif char == "%" and depth <= fields and not quoted:
+            end = chunk.find("\n", position)
+            end = len(chunk) if end < 0 else end
+            out.append(chunk[start : token.start()])
+            start = position = end
+    out.append(chunk[start:])
+    return "".join(out)
+
+
 def _blocks(text: str, source: str) -> list[tuple[Any, int]]:
     """bibtexparser's blocks with their first lines (1-based). Should bibtexparser fail on
     the whole text (it raises on states it calls its own bugs), each ``@`` block is read on
@@ -223,8 +279,8 @@ def _value(raw: str, strings: dict[str, str], source: str, line: int) -> str:
     return "".join(out)
 
 
-def _pieces(raw: str) -> list[str]:
-    """``raw`` cut at each ``#`` outside braces and quotes."""
+def _pieces(raw: str, separator: str = "#") -> list[str]:
+    """``raw`` cut at each ``separator`` outside braces and quotes."""
     pieces, depth, quoted, start = [], 0, False, 0
     for i, char in enumerate(raw):
         if char == "{":
@@ -233,7 +289,7 @@ def _pieces(raw: str) -> list[str]:
             depth -= 1
         elif char == '"' and depth == 0:
             quoted = not quoted
-        elif char == "#" and depth == 0 and not quoted:
+        elif char == separator and depth == 0 and not quoted:
             pieces.append(raw[start:i])
             start = i + 1
     return [*pieces, raw[start:]]
@@ -315,5 +371,26 @@ def _people(value: str) -> tuple[tuple[str, ...], bool]:
     truncated = bool(names) and names[-1].lower() == "others"
     if truncated:
         names.pop()
-    people = (decode(person(name)) for name in names)
+    people = (decode(_extended_name(name) or person(name)) for name in names)
     return tuple(name for name in people if name), truncated
+
+
+#: A name in BibLaTeX's extended format, as Better BibLaTeX writes one with a particle:
+#: ``family=Berg, given=Anna, prefix=van der, useprefix=true``.
+_EXTENDED_PART = re.compile(r"^\s*([a-z-]+)\s*=\s*(.*?)\s*$", re.I | re.S)
+
+
+def _extended_name(name: str) -> str:
+    """A name in BibLaTeX's extended format as ``given prefix family suffix``; "" for any other
+    name."""
+    if "=" not in name:
+        return ""
+    parts = {}
+    for piece in _pieces(name, ","):
+        found = _EXTENDED_PART.match(piece)
+        if found is None:
+            return ""
+        parts[found.group(1).lower()] = found.group(2)
+    if "family" not in parts and "given" not in parts:
+        return ""
+    return " ".join(parts[p] for p in ("given", "prefix", "family", "suffix") if parts.get(p))

@@ -19,6 +19,7 @@ and the other lines are kept). A list's items are read one at a time with
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any
@@ -64,7 +65,7 @@ def read(text: str, source: str) -> list[Record]:
 
 def _items(text: str, source: str) -> Iterator[tuple[Any, int]]:
     """The file's objects with their lines: a list's items, one object, or JSON Lines."""
-    newlines = [i for i, char in enumerate(text) if char == "\n"] if "\n" in text else []
+    newlines = [m.start() for m in re.finditer("\n", text)]
 
     def line_of(offset: int) -> int:
         return bisect_right(newlines, offset) + 1

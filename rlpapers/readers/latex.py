@@ -26,8 +26,9 @@ from typing import Any
 _MATH = re.compile(r"\$\$.+?\$\$|(?<!\\)\$(?:[^$\\]|\\.)+?\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
 #: One-character accent commands and the lettered ones: decoded to the accented letter.
 _ACCENTS = frozenset("\"'`^~=.") | {"c", "d", "b", "r", "k", "t", "u", "v", "H"}
-#: Commands pylatexenc does not know that the BibTeX exporter writes.
-_EXTRA = {"textbraceleft": "{", "textbraceright": "}", "lbrace": "{", "rbrace": "}"}
+#: Commands pylatexenc does not know: those the BibTeX exporter writes, and ``\\relax`` (a
+#: two-letter initial, ``{\\relax Ch}ristopher``).
+_EXTRA = {"textbraceleft": "{", "textbraceright": "}", "lbrace": "{", "rbrace": "}", "relax": ""}
 _BRACES = str.maketrans({"{": None, "}": None, "~": " "})
 
 
@@ -50,10 +51,12 @@ def decode(text: str) -> str:
     return " ".join("".join(out).split())
 
 
-#: What a text part changes: a command with its braced arguments (an accent may take a bare
-#: letter), or a brace or tie outside one.
+#: What a text part changes: a command with its braced arguments, or a brace or tie outside
+#: one. An accent takes the next letter (or ``\\i``) as TeX does, inside a word too
+#: (``Schr\\"odinger``, ``\\'ecole``), a lettered one after a space (``\\c c``, ``\\v s``).
 _TOKEN = re.compile(
-    r"\\(?:[A-Za-z]+\*?|[^A-Za-z](?:\s*[A-Za-z](?![A-Za-z]))?)(?:\s*\{(?:[^{}]|\{[^{}]*\})*\})*|[{}~]"
+    r"\\(?:[\"'`^~=.]\s*(?:\\[ij](?![A-Za-z])|[A-Za-z])?|[cdbrkuvH]\s+(?:\\[ij](?![A-Za-z])|[A-Za-z])"
+    r"|[A-Za-z]+\*?|[^A-Za-z])(?:\s*\{(?:[^{}]|\{[^{}]*\})*\})*|[{}~]"
 )
 
 

@@ -174,7 +174,12 @@ def bounded(text: str, limit: int, what: str, source: str, line: int) -> str:
     if len(text) <= limit:
         return text
     cut = text.rfind(" ", 0, limit)
-    warn(source, line, f"a {what} of {len(text):,} characters; only its first {limit:,} are kept")
+    article = "an" if what[:1].lower() in "aeiou" else "a"
+    warn(
+        source,
+        line,
+        f"{article} {what} of {len(text):,} characters; only its first {limit:,} are kept",
+    )
     return text[: cut if cut > 0 else limit]
 
 

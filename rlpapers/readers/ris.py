@@ -4,11 +4,14 @@ rispy maps the tags to names and gathers each record's lines. It knows no line n
 drops a record that has no ``ER`` line at the end of the file (and reads two records as one
 where the ``ER`` between them is missing), so the lines are handed to it through a filter that
 notes where each record starts and closes a record left open, with a warning: the record is
-kept. Any text encoding, BOM and CRLF are dealt with before (``readers.read``).
+kept. The text between records goes (rispy took a line there starting ``TY`` for a record's
+start, and lost the record before it). Any text encoding, BOM and CRLF are dealt with before
+(``readers.read``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,6 +45,8 @@ YEAR = ("year", "publication_year", "date")
 AUTHORS = ("authors", "first_authors")
 #: An end-of-record line added after the text: it closes a record the file left open.
 _CLOSE = "ER  - "
+#: A line meant to start a record that is not written as one (``TY - JOUR``, ``TY -JOUR``).
+_LIKE_A_START = re.compile(r"TY\s*-")
 
 
 def read(text: str, source: str) -> list[Record]:
@@ -57,6 +62,8 @@ def read(text: str, source: str) -> list[Record]:
                 found += _parse(lines[begin:end], begin, source)
             except Exception as error:
                 warn(source, begin + 1, f"record not read ({type(error).__name__}); skipped")
+    if not found and not any(line.startswith("TY") for line in lines):
+        warn(source, 0, "no RIS record (no TY line starts one); nothing read")
     return [r for data, line in found if (r := _record(data, line, source)) is not None]
 
 
@@ -74,12 +81,16 @@ def _closed(lines: list[str], offset: int, source: str, starts: list[int]) -> It
     inside = False
     for number, line in enumerate(lines, offset + 1):
         line = line.rstrip("\r")
-        if line.startswith("TY  -" if inside else "TY"):  # as rispy finds a record's start
+        if line.startswith("TY  -"):
             if inside:
                 warn(source, starts[-1], "record without an ER line before the next one; kept")
                 yield _CLOSE
             starts.append(number)
             inside = True
+        elif not inside:  # text between records: rispy took any line starting TY for a start
+            if _LIKE_A_START.match(line):
+                warn(source, number, "not a record's start (TY, two spaces, a dash); skipped")
+            continue
         elif line.startswith("ER  -"):
             inside = False
         yield line
