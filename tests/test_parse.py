@@ -67,6 +67,35 @@ def test_blocks_split_on_whitespace_only_lines_and_keep_line_numbers():
     ]
 
 
+def test_one_abstract_a_line_without_blank_lines_is_one_paper_a_line():
+    """A file keeping one abstract a line, no blank line between them, was one paper of them
+    all. Wrapped lines, and a file keeping one sentence a line, still make one paper."""
+    abstracts = [
+        f"We study problem {n} of offline reinforcement learning, where {_filler(n)}. "
+        f"Our method {n} improves the return on every benchmark we try it on."
+        for n in range(3)
+    ]
+    chinese = [
+        f"本文研究离线强化学习中的第{n}个问题，" + "提出一种新的方法并在基准上验证其效果。" * 10
+        for n in range(2)
+    ]
+    for lines in (abstracts, chinese):
+        papers = parse_text("Topic\n\n" + "\n".join(lines) + "\n")
+        assert [(p.abstract, p.line) for p in papers] == [(a, 3 + n) for n, a in enumerate(lines)]
+    sentences = [
+        f"This is sentence {n} of one abstract, written one sentence a line as some LaTeX sources are, {_filler(n)[:60]}."
+        for n in range(5)
+    ]
+    wrapped = "\n".join(abstracts[0][i : i + 80] for i in range(0, len(abstracts[0]), 80))
+    for text in ("\n".join(sentences), wrapped):
+        (paper,) = parse_text("Topic\n\n" + text + "\n")
+        assert paper.line == 3
+
+
+def _filler(n: int) -> str:
+    return ", ".join(f"the agent {n} sees state {i} and acts on it" for i in range(12))
+
+
 def test_hyphen_at_line_end_is_mended_when_the_corpus_knows_the_word():
     vocab = vocabulary("models are pretrained here\nand off-policy there")
     assert join_lines(["are pret-", "rained on"], vocab) == "are pretrained on"

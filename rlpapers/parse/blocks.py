@@ -1,4 +1,5 @@
-"""Clean text to blocks: paragraphs separated by blank lines, wrapped lines joined."""
+"""Clean text to blocks: paragraphs separated by blank lines (or one a line, when each line is a
+long paragraph of its own), wrapped lines joined."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ class Block:
 
 
 def split_blocks(text: str) -> list[Block]:
-    """Split on lines that are empty or whitespace only; strip each line."""
+    """Split on lines that are empty or whitespace only; strip each line. A block whose lines
+    are each a long paragraph ending a sentence is one block a line (``_own_paragraphs``)."""
     blocks: list[Block] = []
     current: list[str] = []
     start = 0
@@ -44,7 +46,30 @@ def split_blocks(text: str) -> list[Block]:
         current.append(stripped)
     if current:
         blocks.append(Block(start, tuple(current)))
-    return blocks
+    return [part for block in blocks for part in _own_paragraphs(block)]
+
+
+#: A block whose lines are paragraphs of their own, as a file keeping one abstract a line with no
+#: blank line between them writes them: at least ``_PARAGRAPH_MEAN`` bytes of UTF-8 a line on
+#: average and ``_PARAGRAPH_LEAST`` at the least, each ending a sentence. Wrapped text has short
+#: lines that rarely end a sentence, and a file keeping one sentence a line (as some LaTeX
+#: sources do) lines of 100-250 characters. Bytes, not characters: a CJK abstract is as long.
+_PARAGRAPH_MEAN = 600
+_PARAGRAPH_LEAST = 100
+_ENDS_SENTENCE = re.compile(r"[.!?。！？]$")
+
+
+def _own_paragraphs(block: Block) -> list[Block]:
+    """``block`` as one block per line where each line is a paragraph (above), else itself."""
+    lines = block.lines
+    if len(lines) < 2 or len(lines[0]) < _PARAGRAPH_LEAST:  # the usual block, decided at once
+        return [block]
+    sizes = [len(line.encode("utf-8")) for line in lines]
+    if min(sizes) < _PARAGRAPH_LEAST or sum(sizes) < _PARAGRAPH_MEAN * len(lines):
+        return [block]
+    if not all(_ENDS_SENTENCE.search(line) for line in lines):
+        return [block]
+    return [Block(block.line + n, (line,)) for n, line in enumerate(lines)]
 
 
 _BROKEN_WORD = re.compile(r"[^\W\d_]-[ \t]*\n")
