@@ -227,6 +227,31 @@ def test_markdown_reads_back_with_a_commonmark_parser(papers):
         assert words(paper.abstract) <= words(re.sub(r"<[^>]+>", " ", rendered))
 
 
+@pytest.mark.parametrize(
+    "start",
+    ["```python", "~~~ fence", "## Results", "###### x", ">quoted", "1. First", "2) Second", "- x"],
+)
+def test_markdown_text_that_starts_like_a_block_stays_a_paragraph(start):
+    """An abstract (or a meta line, or a link shown as text) that starts like a code fence, a
+    heading, a quote or a list rendered as that block: a fence swallowed every paper after it."""
+    paper = Paper(
+        id="x", abstract=f"{start} opens this abstract.", key="k", title="T", topic=start,
+        url=f"{start}:x",
+    )  # fmt: skip
+    text = export([paper, Paper(id="y", abstract="Next.", key="j", title="U")], "markdown")
+    tokens = MarkdownIt("commonmark").parse(text)
+    blocks = [t.type for t in tokens if t.level == 0 and t.nesting == 1]
+    paper_blocks = ["heading_open", "paragraph_open", "paragraph_open"]
+    assert blocks == [*paper_blocks, "paragraph_open", *paper_blocks]  # the first has a link
+    paragraphs = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "paragraph_open"]
+    inline = MarkdownIt("commonmark").renderInline
+    assert [inline(p) for p in paragraphs[:3]] == [
+        inline(start) + " — <code>k</code>",
+        inline(f"{start} opens this abstract."),
+        inline(f"{start}:x"),
+    ]
+
+
 def test_markdown_table_escapes_pipes_and_newlines():
     paper = Paper(id="x", abstract="a", key="k", title="A | B\nC", authors=("X|Y",))
     table = (
