@@ -119,6 +119,18 @@ def test_bibtex_escaping_rules():
     assert to_latex("Aichmüller", ascii_only=True) == r"Aichm{\"u}ller"
 
 
+def test_a_name_with_a_comma_stays_one_whole_name():
+    """A corporate name from CSL-JSON (``{"literal": "Acme, Inc."}``) was written bare, and
+    BibTeX read "Acme, Inc." as surname Acme, given name Inc.; CSL-JSON split it the same way."""
+    paper = Paper(id="x", abstract="A.", key="k", title="T", authors=("Acme, Inc.", "Jane Doe"))
+    persons = pybtex.database.parse_string(export([paper], "bibtex"), "bibtex").entries["k"]
+    acme, doe = persons.persons["author"]
+    assert (acme.last_names, acme.first_names) == (["{Acme, Inc.}"], [])
+    assert (doe.last_names, doe.first_names) == (["Doe"], ["Jane"])
+    authors = json.loads(export([paper], "csljson"))[0]["author"]
+    assert authors == [{"literal": "Acme, Inc."}, {"family": "Doe", "given": "Jane"}]
+
+
 def test_bibtex_ascii_mode_is_pure_ascii_except_cjk(papers):
     text = export(papers, "bibtex", ascii=True)
     assert all(ord(c) < 128 or "\u3400" <= c <= "\u9fff" for c in text)

@@ -37,10 +37,16 @@ def entry(paper: Paper, ascii: bool = False) -> str:
 
 def _authors(paper: Paper, ascii: bool) -> str:
     names = [to_latex(name, ascii) for name in paper.authors]
-    names = ["{" + n + "}" if " and " in n.lower() else n for n in names]
+    names = ["{" + n + "}" if _whole(n) else n for n in names]
     if paper.authors_truncated:
         names.append("others")
     return " and ".join(names)
+
+
+def _whole(name: str) -> bool:
+    """Whether BibTeX would cut ``name`` up: at `` and `` into two names, at a comma into
+    surname and given name (``Acme, Inc.``, a corporate name); braced, it is one name."""
+    return " and " in name.lower() or "," in name
 
 
 def _note(paper: Paper) -> str:
