@@ -131,6 +131,19 @@ def test_a_name_with_a_comma_stays_one_whole_name():
     assert authors == [{"literal": "Acme, Inc."}, {"family": "Doe", "given": "Jane"}]
 
 
+def test_a_link_ending_in_a_backslash_keeps_its_entry_readable():
+    """``url = {https://example.org/files\\}`` (a RIS ``UR`` line ending in a backslash) is
+    balanced for BibTeX, but bibtexparser, the BibTeX reader of our own corpus files, took
+    ``\\}`` as an escaped brace and lost the entry: a backslash is percent-encoded as ``%5C``."""
+    paper = Paper(
+        id="x", abstract="A.", key="k", title="T", url="https://example.org/a\\", doi="10.1/b\\"
+    )
+    library = bibtexparser.parse_string(export([paper], "bibtex"))
+    assert not library.failed_blocks and len(library.entries) == 1
+    fields = library.entries[0].fields_dict
+    assert (fields["url"].value, fields["doi"].value) == ("https://example.org/a%5C", "10.1/b%5C")
+
+
 def test_bibtex_ascii_mode_is_pure_ascii_except_cjk(papers):
     text = export(papers, "bibtex", ascii=True)
     assert all(ord(c) < 128 or "\u3400" <= c <= "\u9fff" for c in text)

@@ -208,8 +208,9 @@ def _match(stack: list[int], unmatched: set[int], char: str, position: int) -> N
 
 
 def url_safe(value: str) -> str:
-    """A URL or DOI for a verbatim field: braces percent-encoded, nothing else touched."""
-    return value.replace("{", "%7B").replace("}", "%7D")
+    """A URL or DOI for a verbatim field: braces and backslashes percent-encoded (bibtexparser
+    reads ``\\}`` as an escaped brace, so ``{…\\}`` would never close), nothing else touched."""
+    return value.replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D")
 
 
 def protect_capitals(title: str) -> str:
