@@ -144,6 +144,16 @@ def test_a_link_ending_in_a_backslash_keeps_its_entry_readable():
     assert (fields["url"].value, fields["doi"].value) == ("https://example.org/a%5C", "10.1/b%5C")
 
 
+def test_text_between_two_dollar_amounts_cannot_break_latex():
+    """``from $5 & $10`` reads as math ``$5 & $``, and a bare ``&`` or ``#`` there stops LaTeX
+    (misplaced alignment tab; macro parameter character in math): both are escaped, as ``%``
+    is; an ``&`` of an alignment environment is kept."""
+    assert to_latex("Prices rose from $5 & $10") == r"Prices rose from $5 \& $10"
+    assert to_latex("rank $3 per #2 query, $4") == r"rank $3 per \#2 query, $4"
+    matrix = r"$\begin{pmatrix} a & b \end{pmatrix}$"
+    assert to_latex(matrix) == matrix
+
+
 def test_bibtex_ascii_mode_is_pure_ascii_except_cjk(papers):
     text = export(papers, "bibtex", ascii=True)
     assert all(ord(c) < 128 or "\u3400" <= c <= "\u9fff" for c in text)
