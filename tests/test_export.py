@@ -154,6 +154,17 @@ def test_text_between_two_dollar_amounts_cannot_break_latex():
     assert to_latex(matrix) == matrix
 
 
+def test_a_line_break_in_a_field_cannot_start_an_entry():
+    """The library takes papers built by hand: a value with a line break before ``@`` began
+    a line of the .bib with ``@book``, and bibtexparser lost the entry there. Fields are
+    written on one line, as BibTeX reads them anyway."""
+    paper = Paper(id="x", abstract="A text.\n@misc{y}", key="k", title="T", venue="V\n@book{z}")
+    text = export([paper], "bibtex")
+    library = bibtexparser.parse_string(text)
+    assert not library.failed_blocks and [e.key for e in library.entries] == ["k"]
+    assert library.entries[0].fields_dict["howpublished"].value == "V @book{z}"
+
+
 def test_bibtex_ascii_mode_is_pure_ascii_except_cjk(papers):
     text = export(papers, "bibtex", ascii=True)
     assert all(ord(c) < 128 or "\u3400" <= c <= "\u9fff" for c in text)

@@ -31,8 +31,14 @@ def entry(paper: Paper, ascii: bool = False) -> str:
         ("abstract", to_latex(paper.abstract, ascii)),
         ("note", to_latex(_note(paper), ascii)),
     ]
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
+    body = ",\n".join(f"  {name} = {{{_one_line(value)}}}" for name, value in fields if value)
     return f"@misc{{{paper.key},\n{body}\n}}\n"
+
+
+def _one_line(value: str) -> str:
+    """A field on one line: BibTeX reads a line break as a space, and bibtexparser takes a line
+    that starts with ``@name{`` for a new entry (records hold none; papers made by hand may)."""
+    return " ".join(value.splitlines())
 
 
 def _authors(paper: Paper, ascii: bool) -> str:
