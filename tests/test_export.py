@@ -152,6 +152,8 @@ def test_text_between_two_dollar_amounts_cannot_break_latex():
     assert to_latex("rank $3 per #2 query, $4") == r"rank $3 per \#2 query, $4"
     matrix = r"$\begin{pmatrix} a & b \end{pmatrix}$"
     assert to_latex(matrix) == matrix
+    # after a line break \\ a % is bare, not escaped
+    assert to_latex(r"$a \\% b$ and $\\\%$") == r"$a \\\% b$ and $\\\%$"
 
 
 def test_a_line_break_in_a_field_cannot_start_an_entry():

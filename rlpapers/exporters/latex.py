@@ -75,7 +75,8 @@ def _math_specials(math: str) -> str:
     specials = "%#" if "\\begin" in math else "%#&"
     if not any(char in math for char in specials):
         return math
-    return re.sub(rf"(?<!\\)[{specials}]", lambda m: "\\" + m.group(0), math)
+    # a special is escaped only by an odd run of backslashes: after \\ (a line break) % is bare
+    return re.sub(rf"(?<!\\)((?:\\\\)*)([{specials}])", r"\1\\\2", math)
 
 
 def _text_part(text: str, ascii_only: bool) -> str:
