@@ -399,6 +399,13 @@ def test_cli_export_ids_from_stdin_and_file(tmp_path):
     assert "nosuch" in run("export", "--ids", "-", input="nosuch\n", code=1).stderr
 
 
+def test_cli_export_refuses_a_query_with_ids():
+    """``export QUERY --ids -`` exported the listed papers and silently dropped the query (a
+    query matching none of them still exported them all): the two are alternatives."""
+    refused = run("export", "nosuchwordanywhere", "--ids", "-", "-f", "ids", input="qerl\n", code=2)
+    assert refused.stdout == "" and "--ids" in refused.stderr and "query" in refused.stderr
+
+
 def test_cli_export_output_file(tmp_path):
     target = tmp_path / "refs.bib"
     result = run("export", "-o", target)
