@@ -416,6 +416,12 @@ def test_cli_export_output_file(tmp_path):
     assert "does not exist" in run("export", "-o", tmp_path / "no" / "x.bib", code=2).stderr
 
 
+def test_cli_export_empty_fields_is_an_error_not_every_column():
+    """``--fields "$COLUMNS"`` with an empty variable wrote every column, as if no --fields."""
+    refused = run("export", "-f", "csv", "--fields", "", code=2)
+    assert refused.stdout == "" and "unknown CSV field ''" in refused.stderr
+
+
 def test_cli_export_wrong_option_is_exit_2():
     assert (
         "--ascii applies to --format bibtex" in run("export", "-f", "csv", "--ascii", code=2).stderr

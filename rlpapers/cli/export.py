@@ -111,7 +111,7 @@ def export(
     options = {
         "ascii": ascii,
         "excel": excel,
-        "fields": fields.split(",") if fields else None,
+        "fields": fields.split(",") if fields is not None else None,
         "style": style,
     }
     _write(papers, name, options, output, force)
