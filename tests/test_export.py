@@ -481,6 +481,19 @@ def test_libyaml_and_pure_python_yaml_write_the_same_records(papers):
         assert dump(data, dumper) == _pyyaml_dump(data, dumper)
 
 
+def test_yaml_strings_read_back_as_strings_in_yaml_1_2():
+    """PyYAML knows YAML 1.1, where ``1e3`` and ``0o17`` are strings, and wrote them plain; a
+    YAML 1.2 reader (ruamel.yaml, yq, js-yaml) reads them as the numbers 1000.0 and 15."""
+    from ruamel.yaml import YAML
+
+    numbers = ("1e3", "1.5e3", "-2E-3", "+1e+3", "-.5", "0o17", "1e3x", "0o8")
+    paper = Paper(id="x", abstract="A.", key="k", title="1e3", tags=numbers)
+    text = export([paper], "yaml")
+    records = json.loads(export([paper], "json"))
+    assert YAML(typ="safe", pure=True).load(text) == records == yaml.safe_load(text)
+    assert "- 1e3x" in text and "- 0o8" in text  # strings in both stay plain
+
+
 def _pyyaml_dump(data, dumper):
     return yaml.dump(data, Dumper=dumper, allow_unicode=True, sort_keys=False, width=100)
 
