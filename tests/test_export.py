@@ -131,6 +131,25 @@ def test_a_name_with_a_comma_stays_one_whole_name():
     assert authors == [{"literal": "Acme, Inc."}, {"family": "Doe", "given": "Jane"}]
 
 
+def test_a_capitalised_particle_stays_in_the_bibtex_surname():
+    """BibTeX reads "Luc Van Gool" as given names "Luc Van", surname "Gool" (a particle counts
+    only in lower case), so styles cited "Gool" while the key said vangool and CSL-JSON
+    "Van Gool": such a name is written surname first. Others are left as they were."""
+    names = ("Luc Van Gool", "Oscar De La Hoya", "Ludwig van Beethoven", "Van Nguyen")
+    paper = Paper(id="x", abstract="A.", key="k", title="T", authors=names)
+    entry = pybtex.database.parse_string(export([paper], "bibtex"), "bibtex").entries["k"]
+    parsed = [(p.prelast_names + p.last_names, p.first_names) for p in entry.persons["author"]]
+    assert parsed == [
+        (["Van", "Gool"], ["Luc"]),
+        (["De", "La", "Hoya"], ["Oscar"]),
+        (["van", "Beethoven"], ["Ludwig"]),
+        (["Nguyen"], ["Van"]),
+    ]
+    assert "author = {Van Gool, Luc and De La Hoya, Oscar and Ludwig van Beethoven and" in (
+        export([paper], "bibtex")
+    )
+
+
 def test_a_link_ending_in_a_backslash_keeps_its_entry_readable():
     """``url = {https://example.org/files\\}`` (a RIS ``UR`` line ending in a backslash) is
     balanced for BibTeX, but bibtexparser, the BibTeX reader of our own corpus files, took

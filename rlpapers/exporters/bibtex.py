@@ -42,11 +42,25 @@ def _one_line(value: str) -> str:
 
 
 def _authors(paper: Paper, ascii: bool) -> str:
-    names = [to_latex(name, ascii) for name in paper.authors]
-    names = ["{" + n + "}" if _whole(n) else n for n in names]
+    names = [_name(name, ascii) for name in paper.authors]
     if paper.authors_truncated:
         names.append("others")
     return " and ".join(names)
+
+
+def _name(name: str, ascii: bool) -> str:
+    """One author as BibTeX reads it: braced whole when BibTeX would cut it up, surname first
+    when the surname starts with a capitalised particle (BibTeX takes ``Luc Van Gool``'s
+    ``Van`` for a given name, unlike a lower-case ``van``)."""
+    from ..text import given_names, surname
+
+    if _whole(name):
+        return "{" + to_latex(name, ascii) + "}"
+    family = surname(name)
+    given = given_names(name)
+    if given and " " in family and family[0].isupper():
+        return f"{to_latex(family, ascii)}, {to_latex(given, ascii)}"
+    return to_latex(name, ascii)
 
 
 def _whole(name: str) -> bool:
