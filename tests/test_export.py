@@ -14,6 +14,7 @@ import sys
 import bibtexparser
 import pybtex.database
 import pytest
+import rispy
 import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -148,6 +149,15 @@ def test_a_capitalised_particle_stays_in_the_bibtex_surname():
     assert "author = {Van Gool, Luc and De La Hoya, Oscar and Ludwig van Beethoven and" in (
         export([paper], "bibtex")
     )
+
+
+def test_ris_writes_a_capitalised_particle_surname_first():
+    """RIS authors are "Surname, Given"; one without a comma is split at its last space by
+    Zotero's importer, which made "Luc Van Gool" Gool, Luc Van. Such names get the comma."""
+    names = ("Luc Van Gool", "Ludwig van Beethoven", "Jane Doe")
+    paper = Paper(id="x", abstract="A.", key="k", title="T", authors=names)
+    entries = rispy.loads(export([paper], "ris"))
+    assert entries[0]["authors"] == ["Van Gool, Luc", "Ludwig van Beethoven", "Jane Doe"]
 
 
 def test_a_link_ending_in_a_backslash_keeps_its_entry_readable():

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..model import Paper
-from . import DERIVED_NOTE
+from . import DERIVED_NOTE, surname_first
 from .latex import protect_capitals, to_latex, url_safe
 
 
@@ -52,14 +52,11 @@ def _name(name: str, ascii: bool) -> str:
     """One author as BibTeX reads it: braced whole when BibTeX would cut it up, surname first
     when the surname starts with a capitalised particle (BibTeX takes ``Luc Van Gool``'s
     ``Van`` for a given name, unlike a lower-case ``van``)."""
-    from ..text import given_names, surname
-
     if _whole(name):
         return "{" + to_latex(name, ascii) + "}"
-    family = surname(name)
-    given = given_names(name)
-    if given and " " in family and family[0].isupper():
-        return f"{to_latex(family, ascii)}, {to_latex(given, ascii)}"
+    split = surname_first(name)
+    if split:
+        return f"{to_latex(split[0], ascii)}, {to_latex(split[1], ascii)}"
     return to_latex(name, ascii)
 
 
