@@ -393,6 +393,14 @@ def test_save_is_atomic_and_refuses_to_overwrite(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["out.bib"]
 
 
+def test_save_writes_a_long_but_valid_file_name(tmp_path):
+    """A 244-character name is a valid file name, but the temporary file beside it took the
+    name plus 24 characters, past the 255-byte limit: "File name too long"."""
+    target = tmp_path / ("a" * 240 + ".bib")
+    save("text", target)
+    assert target.read_text() == "text" and [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
 def test_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
     target = tmp_path / "out.bib"
     target.write_text("old")
