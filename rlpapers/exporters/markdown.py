@@ -58,7 +58,8 @@ def _section(paper: Paper) -> str:
     if paper.tags:
         meta.append(inline(", ".join(paper.tags)))
     lines = [f"## {inline(paper.title)}", "", paragraph(" — ".join(m for m in meta if m)), ""]
-    lines.append(paragraph(prose(paper.abstract)))
+    # one line, as records hold it: a later line of a hand-made abstract could open a block
+    lines.append(paragraph(prose(" ".join(paper.abstract.splitlines()))))
     link = safe_link(paper.first_link)
     if link:
         lines += ["", paragraph(link)]
