@@ -331,12 +331,14 @@ def test_markdown_text_that_starts_like_a_block_stays_a_paragraph(start):
 
 def test_markdown_line_breaks_in_a_hand_made_abstract_stay_in_its_paragraph():
     """Records hold one-line abstracts, but a Paper made by hand may not: a later line that
-    starts with ``- ``, ``#`` or a fence opened a list, a heading or a code block."""
-    paper = Paper(id="x", abstract="One.\n- item\n# h\n```\nend", key="k", title="T")
-    tokens = MarkdownIt("commonmark").parse(export([paper], "markdown"))
-    blocks = [t.type for t in tokens if t.level == 0 and t.nesting == 1]
-    assert blocks == ["heading_open", "paragraph_open", "paragraph_open"]
-    assert tokens[-2].content == "One. - item # h ``` end"
+    starts with ``- ``, ``#`` or a fence opened a list, a heading or a code block, and four
+    spaces before the first line an indented code block."""
+    for abstract in ("One.\n- item\n# h\n```\nend", "    One. - item # h ``` end"):
+        paper = Paper(id="x", abstract=abstract, key="k", title="T")
+        tokens = MarkdownIt("commonmark").parse(export([paper], "markdown"))
+        blocks = [t.type for t in tokens if t.level == 0 and t.nesting == 1]
+        assert blocks == ["heading_open", "paragraph_open", "paragraph_open"]  # no code block
+        assert tokens[-2].content == "One. - item # h ``` end"
 
 
 def test_markdown_table_escapes_pipes_and_newlines():

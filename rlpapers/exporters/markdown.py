@@ -16,7 +16,7 @@ _MARKUP = re.compile(r"(\\*)([<\[\]])")
 # before a space), a quote, a code fence (its mark is escaped), or an ordered list item (escaped
 # after its number: ``1\.``).
 _BLOCK_START = re.compile(
-    r"^\s*(?:(?P<mark>#{1,6}(?=\s|$)|[+\-*=](?=\s|$)|>|`{3}|~{3})|\d{1,9}(?=[.)](?:\s|$)))"
+    r"^(?:(?P<mark>#{1,6}(?=\s|$)|[+\-*=](?=\s|$)|>|`{3}|~{3})|\d{1,9}(?=[.)](?:\s|$)))"
 )
 
 
@@ -41,6 +41,7 @@ def prose(text: str) -> str:
 def paragraph(text: str) -> str:
     """``text`` with what would open a block at its start (``## ``, ``>``, a code fence, a list
     marker) escaped, so it renders as a paragraph and never swallows what follows it."""
+    text = text.lstrip()  # four spaces would open a code block
     match = _BLOCK_START.match(text)
     if not match:
         return text
