@@ -78,7 +78,10 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
 
     The one atomic write of the package: output files (``save``), keys.yaml (through
     ``save``) and the search view's manifest, ``CURRENT`` pointer and kept results (``index.memo``)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    # named after the file, cut short where its name is long: the temporary's 24 characters
+    # more must stay within a file name's 255 bytes
+    name = path.name if len(os.fsencode(path.name)) <= 200 else path.name[:32]
+    tmp = path.with_name(f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(handle, "wb") as out:

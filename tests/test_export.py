@@ -14,6 +14,7 @@ import sys
 import bibtexparser
 import pybtex.database
 import pytest
+import rispy
 import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -117,6 +118,82 @@ def test_bibtex_escaping_rules():
     )  # a stray \ is spelled out
     assert to_latex("costs $5 only") == r"costs \$5 only"
     assert to_latex("Aichmüller", ascii_only=True) == r"Aichm{\"u}ller"
+
+
+def test_a_name_with_a_comma_stays_one_whole_name():
+    """A corporate name from CSL-JSON (``{"literal": "Acme, Inc."}``) was written bare, and
+    BibTeX read "Acme, Inc." as surname Acme, given name Inc.; CSL-JSON split it the same way."""
+    paper = Paper(id="x", abstract="A.", key="k", title="T", authors=("Acme, Inc.", "Jane Doe"))
+    persons = pybtex.database.parse_string(export([paper], "bibtex"), "bibtex").entries["k"]
+    acme, doe = persons.persons["author"]
+    assert (acme.last_names, acme.first_names) == (["{Acme, Inc.}"], [])
+    assert (doe.last_names, doe.first_names) == (["Doe"], ["Jane"])
+    authors = json.loads(export([paper], "csljson"))[0]["author"]
+    assert authors == [{"literal": "Acme, Inc."}, {"family": "Doe", "given": "Jane"}]
+
+
+def test_a_capitalised_particle_stays_in_the_bibtex_surname():
+    """BibTeX reads "Luc Van Gool" as given names "Luc Van", surname "Gool" (a particle counts
+    only in lower case), so styles cited "Gool" while the key said vangool and CSL-JSON
+    "Van Gool": such a name is written surname first. Others are left as they were."""
+    names = ("Luc Van Gool", "Oscar De La Hoya", "Ludwig van Beethoven", "Van Nguyen")
+    paper = Paper(id="x", abstract="A.", key="k", title="T", authors=names)
+    entry = pybtex.database.parse_string(export([paper], "bibtex"), "bibtex").entries["k"]
+    parsed = [(p.prelast_names + p.last_names, p.first_names) for p in entry.persons["author"]]
+    assert parsed == [
+        (["Van", "Gool"], ["Luc"]),
+        (["De", "La", "Hoya"], ["Oscar"]),
+        (["van", "Beethoven"], ["Ludwig"]),
+        (["Nguyen"], ["Van"]),
+    ]
+    assert "author = {Van Gool, Luc and De La Hoya, Oscar and Ludwig van Beethoven and" in (
+        export([paper], "bibtex")
+    )
+
+
+def test_ris_writes_a_capitalised_particle_surname_first():
+    """RIS authors are "Surname, Given"; one without a comma is split at its last space by
+    Zotero's importer, which made "Luc Van Gool" Gool, Luc Van. Such names get the comma."""
+    names = ("Luc Van Gool", "Ludwig van Beethoven", "Jane Doe")
+    paper = Paper(id="x", abstract="A.", key="k", title="T", authors=names)
+    entries = rispy.loads(export([paper], "ris"))
+    assert entries[0]["authors"] == ["Van Gool, Luc", "Ludwig van Beethoven", "Jane Doe"]
+
+
+def test_a_link_ending_in_a_backslash_keeps_its_entry_readable():
+    """``url = {https://example.org/files\\}`` (a RIS ``UR`` line ending in a backslash) is
+    balanced for BibTeX, but bibtexparser, the BibTeX reader of our own corpus files, took
+    ``\\}`` as an escaped brace and lost the entry: a backslash is percent-encoded as ``%5C``."""
+    paper = Paper(
+        id="x", abstract="A.", key="k", title="T", url="https://example.org/a\\", doi="10.1/b\\"
+    )
+    library = bibtexparser.parse_string(export([paper], "bibtex"))
+    assert not library.failed_blocks and len(library.entries) == 1
+    fields = library.entries[0].fields_dict
+    assert (fields["url"].value, fields["doi"].value) == ("https://example.org/a%5C", "10.1/b%5C")
+
+
+def test_text_between_two_dollar_amounts_cannot_break_latex():
+    """``from $5 & $10`` reads as math ``$5 & $``, and a bare ``&`` or ``#`` there stops LaTeX
+    (misplaced alignment tab; macro parameter character in math): both are escaped, as ``%``
+    is; an ``&`` of an alignment environment is kept."""
+    assert to_latex("Prices rose from $5 & $10") == r"Prices rose from $5 \& $10"
+    assert to_latex("rank $3 per #2 query, $4") == r"rank $3 per \#2 query, $4"
+    matrix = r"$\begin{pmatrix} a & b \end{pmatrix}$"
+    assert to_latex(matrix) == matrix
+    # after a line break \\ a % is bare, not escaped
+    assert to_latex(r"$a \\% b$ and $\\\%$") == r"$a \\\% b$ and $\\\%$"
+
+
+def test_a_line_break_in_a_field_cannot_start_an_entry():
+    """The library takes papers built by hand: a value with a line break before ``@`` began
+    a line of the .bib with ``@book``, and bibtexparser lost the entry there. Fields are
+    written on one line, as BibTeX reads them anyway."""
+    paper = Paper(id="x", abstract="A text.\n@misc{y}", key="k", title="T", venue="V\n@book{z}")
+    text = export([paper], "bibtex")
+    library = bibtexparser.parse_string(text)
+    assert not library.failed_blocks and [e.key for e in library.entries] == ["k"]
+    assert library.entries[0].fields_dict["howpublished"].value == "V @book{z}"
 
 
 def test_bibtex_ascii_mode_is_pure_ascii_except_cjk(papers):
@@ -227,6 +304,43 @@ def test_markdown_reads_back_with_a_commonmark_parser(papers):
         assert words(paper.abstract) <= words(re.sub(r"<[^>]+>", " ", rendered))
 
 
+@pytest.mark.parametrize(
+    "start",
+    ["```python", "~~~ fence", "## Results", "###### x", ">quoted", "1. First", "2) Second", "- x"],
+)
+def test_markdown_text_that_starts_like_a_block_stays_a_paragraph(start):
+    """An abstract (or a meta line, or a link shown as text) that starts like a code fence, a
+    heading, a quote or a list rendered as that block: a fence swallowed every paper after it."""
+    paper = Paper(
+        id="x", abstract=f"{start} opens this abstract.", key="k", title="T", topic=start,
+        url=f"{start}:x",
+    )  # fmt: skip
+    text = export([paper, Paper(id="y", abstract="Next.", key="j", title="U")], "markdown")
+    tokens = MarkdownIt("commonmark").parse(text)
+    blocks = [t.type for t in tokens if t.level == 0 and t.nesting == 1]
+    paper_blocks = ["heading_open", "paragraph_open", "paragraph_open"]
+    assert blocks == [*paper_blocks, "paragraph_open", *paper_blocks]  # the first has a link
+    paragraphs = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "paragraph_open"]
+    inline = MarkdownIt("commonmark").renderInline
+    assert [inline(p) for p in paragraphs[:3]] == [
+        inline(start) + " — <code>k</code>",
+        inline(f"{start} opens this abstract."),
+        inline(f"{start}:x"),
+    ]
+
+
+def test_markdown_line_breaks_in_a_hand_made_abstract_stay_in_its_paragraph():
+    """Records hold one-line abstracts, but a Paper made by hand may not: a later line that
+    starts with ``- ``, ``#`` or a fence opened a list, a heading or a code block, and four
+    spaces before the first line an indented code block."""
+    for abstract in ("One.\n- item\n# h\n```\nend", "    One. - item # h ``` end"):
+        paper = Paper(id="x", abstract=abstract, key="k", title="T")
+        tokens = MarkdownIt("commonmark").parse(export([paper], "markdown"))
+        blocks = [t.type for t in tokens if t.level == 0 and t.nesting == 1]
+        assert blocks == ["heading_open", "paragraph_open", "paragraph_open"]  # no code block
+        assert tokens[-2].content == "One. - item # h ``` end"
+
+
 def test_markdown_table_escapes_pipes_and_newlines():
     paper = Paper(id="x", abstract="a", key="k", title="A | B\nC", authors=("X|Y",))
     table = (
@@ -291,6 +405,14 @@ def test_save_is_atomic_and_refuses_to_overwrite(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["out.bib"]
 
 
+def test_save_writes_a_long_but_valid_file_name(tmp_path):
+    """A 244-character name is a valid file name, but the temporary file beside it took the
+    name plus 24 characters, past the 255-byte limit: "File name too long"."""
+    target = tmp_path / ("a" * 240 + ".bib")
+    save("text", target)
+    assert target.read_text() == "text" and [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
 def test_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
     target = tmp_path / "out.bib"
     target.write_text("old")
@@ -326,6 +448,13 @@ def test_cli_export_ids_from_stdin_and_file(tmp_path):
     assert "nosuch" in run("export", "--ids", "-", input="nosuch\n", code=1).stderr
 
 
+def test_cli_export_refuses_a_query_with_ids():
+    """``export QUERY --ids -`` exported the listed papers and silently dropped the query (a
+    query matching none of them still exported them all): the two are alternatives."""
+    refused = run("export", "nosuchwordanywhere", "--ids", "-", "-f", "ids", input="qerl\n", code=2)
+    assert refused.stdout == "" and "--ids" in refused.stderr and "query" in refused.stderr
+
+
 def test_cli_export_output_file(tmp_path):
     target = tmp_path / "refs.bib"
     result = run("export", "-o", target)
@@ -334,6 +463,12 @@ def test_cli_export_output_file(tmp_path):
     run("export", "-o", target, "--force", "-f", "csv")
     assert target.read_text().startswith("id,key,title")
     assert "does not exist" in run("export", "-o", tmp_path / "no" / "x.bib", code=2).stderr
+
+
+def test_cli_export_empty_fields_is_an_error_not_every_column():
+    """``--fields "$COLUMNS"`` with an empty variable wrote every column, as if no --fields."""
+    refused = run("export", "-f", "csv", "--fields", "", code=2)
+    assert refused.stdout == "" and "unknown CSV field ''" in refused.stderr
 
 
 def test_cli_export_wrong_option_is_exit_2():
@@ -393,6 +528,19 @@ def test_libyaml_and_pure_python_yaml_write_the_same_records(papers):
     assert yaml.safe_load(fast) == yaml.safe_load(slow) == data
     for dumper in (yaml.SafeDumper, yaml.CSafeDumper):  # the events are PyYAML's own
         assert dump(data, dumper) == _pyyaml_dump(data, dumper)
+
+
+def test_yaml_strings_read_back_as_strings_in_yaml_1_2():
+    """PyYAML knows YAML 1.1, where ``1e3`` and ``0o17`` are strings, and wrote them plain; a
+    YAML 1.2 reader (ruamel.yaml, yq, js-yaml) reads them as the numbers 1000.0 and 15."""
+    from ruamel.yaml import YAML
+
+    numbers = ("1e3", "1.5e3", "-2E-3", "+1e+3", "-.5", "0o17", "1e3x", "0o8")
+    paper = Paper(id="x", abstract="A.", key="k", title="1e3", tags=numbers)
+    text = export([paper], "yaml")
+    records = json.loads(export([paper], "json"))
+    assert YAML(typ="safe", pure=True).load(text) == records == yaml.safe_load(text)
+    assert "- 1e3x" in text and "- 0o8" in text  # strings in both stay plain
 
 
 def _pyyaml_dump(data, dumper):

@@ -111,7 +111,7 @@ def export(
     options = {
         "ascii": ascii,
         "excel": excel,
-        "fields": fields.split(",") if fields else None,
+        "fields": fields.split(",") if fields is not None else None,
         "style": style,
     }
     _write(papers, name, options, output, force)
@@ -146,7 +146,12 @@ def _write(
 def select_for_export(
     lib: "Library", query: list[str] | None, ids: str | None, filters: "Filters | None"
 ) -> "tuple[list[Paper], list[tuple[str, str | None]]]":
-    """The papers to export, and the --ids entries that named none."""
+    """The papers to export, and the --ids entries that named none. A query and --ids are
+    alternatives: the query is never dropped in silence."""
+    if ids is not None and query:
+        raise typer.BadParameter(
+            "export the hits of a query or the papers --ids lists, not both", param_hint="'--ids'"
+        )
     if ids is not None:
         refs = expand_refs(["-"]) if ids == "-" else _ref_file(ids)
         found = lib.find(list(refs))

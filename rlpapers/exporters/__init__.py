@@ -42,6 +42,19 @@ OPTIONS: dict[str, set[str]] = {
 }
 
 
+def surname_first(author: str) -> tuple[str, str] | None:
+    """``(surname, given names)`` when ``author`` must be written surname first to be read
+    right: its surname starts with a capitalised particle (``Luc Van Gool``), which BibTeX, and
+    a RIS reader that splits at the last space (Zotero), would make a given name."""
+    from ..text import given_names, surname
+
+    family = surname(author)
+    given = given_names(author)
+    if given and " " in family and family[0].isupper() and "," not in author:
+        return family, given
+    return None
+
+
 def get_exporter(name: str) -> Exporter:
     """The export function for ``name``; an unknown name lists the known ones."""
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..model import Paper
-from . import DERIVED_NOTE
+from . import DERIVED_NOTE, surname_first
 from .latex import protect_capitals, to_latex, url_safe
 
 
@@ -31,16 +31,39 @@ def entry(paper: Paper, ascii: bool = False) -> str:
         ("abstract", to_latex(paper.abstract, ascii)),
         ("note", to_latex(_note(paper), ascii)),
     ]
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
+    body = ",\n".join(f"  {name} = {{{_one_line(value)}}}" for name, value in fields if value)
     return f"@misc{{{paper.key},\n{body}\n}}\n"
 
 
+def _one_line(value: str) -> str:
+    """A field on one line: BibTeX reads a line break as a space, and bibtexparser takes a line
+    that starts with ``@name{`` for a new entry (records hold none; papers made by hand may)."""
+    return " ".join(value.splitlines())
+
+
 def _authors(paper: Paper, ascii: bool) -> str:
-    names = [to_latex(name, ascii) for name in paper.authors]
-    names = ["{" + n + "}" if " and " in n.lower() else n for n in names]
+    names = [_name(name, ascii) for name in paper.authors]
     if paper.authors_truncated:
         names.append("others")
     return " and ".join(names)
+
+
+def _name(name: str, ascii: bool) -> str:
+    """One author as BibTeX reads it: braced whole when BibTeX would cut it up, surname first
+    when the surname starts with a capitalised particle (BibTeX takes ``Luc Van Gool``'s
+    ``Van`` for a given name, unlike a lower-case ``van``)."""
+    if _whole(name):
+        return "{" + to_latex(name, ascii) + "}"
+    split = surname_first(name)
+    if split:
+        return f"{to_latex(split[0], ascii)}, {to_latex(split[1], ascii)}"
+    return to_latex(name, ascii)
+
+
+def _whole(name: str) -> bool:
+    """Whether BibTeX would cut ``name`` up: at `` and `` into two names, at a comma into
+    surname and given name (``Acme, Inc.``, a corporate name); braced, it is one name."""
+    return " and " in name.lower() or "," in name
 
 
 def _note(paper: Paper) -> str:

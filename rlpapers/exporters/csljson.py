@@ -51,6 +51,6 @@ def _name(author: str) -> dict[str, str]:
     from ..text import given_names, has_cjk, surname
 
     given = given_names(author)
-    if not given or has_cjk(author):
+    if not given or has_cjk(author) or "," in author:  # "Acme, Inc.": a corporate name
         return {"literal": author}
     return {"family": surname(author), "given": given}

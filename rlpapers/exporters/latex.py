@@ -4,7 +4,8 @@ The abstracts mix three things: valid LaTeX (``$\\tilde{O}(d^2)$``, ``\\%``, ``\
 markdown emphasis (``**AlphaSAGE**``, ``*Stratified GRPO*``) and bare characters that LaTeX
 treats as special (``35%``, ``R&D``, ``#1``, ``snake_case``, ``~``). The rules:
 
-- math (``$..$``, ``$$..$$``, ``\\(..\\)``, ``\\[..\\]``) is kept as written, except a bare ``%``;
+- math (``$..$``, ``$$..$$``, ``\\(..\\)``, ``\\[..\\]``) is kept as written, except a bare ``%``
+  or ``#``, and a bare ``&`` outside an alignment environment;
 - a backslash command (``\\emph``) or escape (``\\%``) is kept; any other backslash is spelled out;
 - markdown emphasis becomes ``\\textbf{}`` / ``\\emph{}``;
 - bare ``% & # _`` are escaped, ``~ ^`` spelled out, a lone ``$`` escaped;
@@ -60,13 +61,22 @@ def to_latex(text: str, ascii_only: bool = False) -> str:
     position = 0
     for match in _math_spans(text):
         out.append(balance(_text_part(text[position : match.start()], ascii_only)))
-        math = match.group(0)
-        if "%" in math:
-            math = re.sub(r"(?<!\\)%", r"\%", math)
+        math = _math_specials(match.group(0))
         out.append(balance(_encode_non_ascii(math) if ascii_only else math, math=True))
         position = match.end()
     out.append(balance(_text_part(text[position:], ascii_only)))
     return "".join(out)
+
+
+def _math_specials(math: str) -> str:
+    """Math with what is never valid in it escaped: a bare ``%`` (it comments out the rest), a
+    bare ``#``, and a bare ``&`` outside an alignment environment (``$5 & $`` between two dollar
+    amounts is no formula)."""
+    specials = "%#" if "\\begin" in math else "%#&"
+    if not any(char in math for char in specials):
+        return math
+    # a special is escaped only by an odd run of backslashes: after \\ (a line break) % is bare
+    return re.sub(rf"(?<!\\)((?:\\\\)*)([{specials}])", r"\1\\\2", math)
 
 
 def _text_part(text: str, ascii_only: bool) -> str:
@@ -208,8 +218,9 @@ def _match(stack: list[int], unmatched: set[int], char: str, position: int) -> N
 
 
 def url_safe(value: str) -> str:
-    """A URL or DOI for a verbatim field: braces percent-encoded, nothing else touched."""
-    return value.replace("{", "%7B").replace("}", "%7D")
+    """A URL or DOI for a verbatim field: braces and backslashes percent-encoded (bibtexparser
+    reads ``\\}`` as an escaped brace, so ``{…\\}`` would never close), nothing else touched."""
+    return value.replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D")
 
 
 def protect_capitals(title: str) -> str:

@@ -12,7 +12,12 @@ _INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>|#])")
 # What turns an abstract's text into HTML or a link: raw HTML and autolinks start with "<",
 # links and images with "[". Backslashes just before one are doubled so the escape holds.
 _MARKUP = re.compile(r"(\\*)([<\[\]])")
-_BLOCK_START = re.compile(r"^(\s*)([#>+\-*=]|\d+[.)])(?=\s|$)")
+# What opens a block at the start of a line: a heading, a list item or a setext underline (each
+# before a space), a quote, a code fence (its mark is escaped), or an ordered list item (escaped
+# after its number: ``1\.``).
+_BLOCK_START = re.compile(
+    r"^(?:(?P<mark>#{1,6}(?=\s|$)|[+\-*=](?=\s|$)|>|`{3}|~{3})|\d{1,9}(?=[.)](?:\s|$)))"
+)
 
 
 def export(papers: Iterable[Paper], style: str = "list") -> str:
@@ -33,6 +38,17 @@ def prose(text: str) -> str:
     return _MARKUP.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)
 
 
+def paragraph(text: str) -> str:
+    """``text`` with what would open a block at its start (``## ``, ``>``, a code fence, a list
+    marker) escaped, so it renders as a paragraph and never swallows what follows it."""
+    text = text.lstrip()  # four spaces would open a code block
+    match = _BLOCK_START.match(text)
+    if not match:
+        return text
+    at = match.start("mark") if match.group("mark") else match.end()
+    return text[:at] + "\\" + text[at:]
+
+
 def _section(paper: Paper) -> str:
     meta = [inline(paper.author_text)]
     meta += [inline(" · ".join(paper.categories)), inline(paper.topic), f"`{paper.key}`"]
@@ -42,11 +58,12 @@ def _section(paper: Paper) -> str:
         meta.append(str(paper.year))
     if paper.tags:
         meta.append(inline(", ".join(paper.tags)))
-    lines = [f"## {inline(paper.title)}", "", " — ".join(m for m in meta if m), ""]
-    lines.append(_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), prose(paper.abstract)))
+    lines = [f"## {inline(paper.title)}", "", paragraph(" — ".join(m for m in meta if m)), ""]
+    # one line, as records hold it: a later line of a hand-made abstract could open a block
+    lines.append(paragraph(prose(" ".join(paper.abstract.splitlines()))))
     link = safe_link(paper.first_link)
     if link:
-        lines += ["", link]
+        lines += ["", paragraph(link)]
     return "\n".join(lines) + "\n"
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..model import Paper
 from ..parse.names import strip_markup
-from . import DERIVED_NOTE
+from . import DERIVED_NOTE, surname_first
 
 
 def export(papers: Iterable[Paper]) -> str:
@@ -15,7 +15,7 @@ def export(papers: Iterable[Paper]) -> str:
 
 def record(paper: Paper) -> str:
     lines = [("TY", "GEN"), ("ID", paper.key), ("TI", strip_markup(paper.title))]
-    lines += [("AU", author) for author in paper.authors]
+    lines += [("AU", _author(author)) for author in paper.authors]
     if paper.authors_truncated:
         lines.append(("AU", "others"))
     lines += [("PY", str(paper.year))] if paper.year else []
@@ -28,6 +28,11 @@ def record(paper: Paper) -> str:
     lines += [("N1", DERIVED_NOTE)] if paper.title_derived else []
     lines.append(("ER", ""))
     return "".join(f"{tag}  - {_one_line(value)}\n" for tag, value in lines) + "\n"
+
+
+def _author(name: str) -> str:
+    split = surname_first(name)
+    return f"{split[0]}, {split[1]}" if split else name
 
 
 def _one_line(value: str) -> str:

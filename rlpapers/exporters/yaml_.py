@@ -8,17 +8,29 @@ into the emitter's events directly and asks the resolver only about strings that
 character some implicit type can begin with. The text is PyYAML's, byte for byte
 (``tests/test_export.py`` compares the two on tricky and random data), except that a list met
 twice is written twice, never as an anchor and an alias. Anything else falls back to
-``yaml.dump``.
+``yaml.dump``. The dumper is PyYAML's safe one taught YAML 1.2's numbers (``dumper_for``), so a
+string is quoted wherever a YAML 1.1 or 1.2 reader would take it for something else.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 _STR, _MAP, _SEQ = (f"tag:yaml.org,2002:{kind}" for kind in ("str", "map", "seq"))
 _OPTIONS: dict[str, Any] = {"allow_unicode": True, "sort_keys": False, "width": 100}
+
+
+#: Numbers in YAML 1.2 (as ruamel.yaml, yq and js-yaml read it), some of which are strings in
+#: YAML 1.1, PyYAML's: an exponent without a dot or a sign (``1e3``, ``1.5e3``), a signed ``-.5``
+#: and an ``0o`` octal. The export's dumper knows them too, so such a string is quoted and reads
+#: back as a string in both.
+_YAML_1_2_NUMBERS = (
+    ("float", r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$", "-+.0123456789"),
+    ("int", r"^0o[0-7]+$", "0"),
+)
 
 
 def export(papers: Iterable[Any]) -> str:
@@ -26,7 +38,19 @@ def export(papers: Iterable[Any]) -> str:
 
     from .json_ import records
 
-    return dump(records(papers), getattr(yaml, "CSafeDumper", yaml.SafeDumper))
+    return dump(records(papers), dumper_for(getattr(yaml, "CSafeDumper", yaml.SafeDumper)))
+
+
+@cache
+def dumper_for(base: Any) -> Any:
+    """``base`` (``SafeDumper`` or ``CSafeDumper``) that also quotes what YAML 1.2 reads as a
+    number."""
+    import re
+
+    dumper: Any = type(f"YAML12{base.__name__}", (base,), {})
+    for kind, pattern, first in _YAML_1_2_NUMBERS:
+        dumper.add_implicit_resolver(f"tag:yaml.org,2002:{kind}", re.compile(pattern), list(first))
+    return dumper
 
 
 def dump(data: Any, dumper: Any) -> str:
@@ -34,7 +58,7 @@ def dump(data: Any, dumper: Any) -> str:
     import yaml
 
     try:
-        events = _events(data, _Scalars())
+        events = _events(data, _Scalars(dumper))
     except TypeError:  # a value records never hold: PyYAML's representer knows it
         return str(yaml.dump(data, Dumper=dumper, **_OPTIONS))
     out = io.StringIO()
@@ -48,16 +72,17 @@ def dump(data: Any, dumper: Any) -> str:
 
 
 class _Scalars:
-    """How PyYAML's safe representer and resolver would write one scalar."""
+    """How PyYAML's safe representer and ``dumper``'s resolver would write one scalar."""
 
-    def __init__(self) -> None:
+    def __init__(self, dumper: Any) -> None:
         from yaml import events, nodes, representer, resolver
 
         self.event = events.ScalarEvent
         self.node = nodes.ScalarNode
         self.represent = representer.SafeRepresenter()
+        table = dumper.yaml_implicit_resolvers
         self.resolver = resolver.Resolver()
-        table = resolver.Resolver.yaml_implicit_resolvers
+        self.resolver.yaml_implicit_resolvers = table  # the dumper's, not the base class's
         anywhere = table.get(None, [])
         self.patterns = {
             first: tuple(pattern for _, pattern in (*rules, *anywhere))
