@@ -3,7 +3,8 @@
 An output file is never left half-written and never clobbers what it should not:
 
 - a regular file is written to a temporary file beside it and renamed over it, keeping the old
-  file's permission bits (a new file gets the umask's, as ``>`` would give it);
+  file's permission bits (a new file gets the umask's, as ``>`` would give it); a new file is
+  linked in only if no file has its name by then, so one another process wrote meanwhile stays;
 - a symlink is followed: its target is replaced, the link stays a link;
 - a character device or a FIFO (``/dev/stdout``, ``/dev/null``, a named pipe) is written
   straight, never renamed over; anything else (a folder, a socket, a block device) is refused;
@@ -40,7 +41,10 @@ def save(text: str, path: Path, force: bool = False) -> None:
         if mode is not None and not force:
             raise OutputExists(str(path))
         target = Path(os.path.realpath(path))  # a symlink's target is replaced, the link kept
-        _replace(target, data, path, None if mode is None else stat.S_IMODE(mode))
+        try:
+            _replace(target, data, path, None if mode is None else stat.S_IMODE(mode))
+        except FileExistsError:  # another process made the file meanwhile: it stays
+            raise OutputExists(str(path)) from None
     elif stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
         _write_through(path, data)
     elif stat.S_ISDIR(mode):
@@ -64,17 +68,21 @@ def _replace(target: Path, data: bytes, shown: Path, mode: int | None) -> None:
     if not folder.is_dir():
         raise ExportError(f"cannot write {shown}: the folder {folder} does not exist")
     try:
-        write_atomic(target, data, mode)
+        write_atomic(target, data, mode, replace=mode is not None)
+    except FileExistsError:
+        raise
     except OSError as error:
         raise OutputError(f"cannot write {shown}: {error.strerror or error}") from None
 
 
-def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
+def write_atomic(path: Path, data: bytes, mode: int | None = None, replace: bool = True) -> None:
     """Replace ``path`` with ``data`` all at once: a reader (or a crash) sees the old file or
     the new one, never part of either. The data goes to a new temporary file beside ``path``
     (permission bits 0o666 minus the umask, as a shell redirection gives; ``mode`` instead
-    when given), is flushed to the disk and renamed over ``path``. On any failure the
-    temporary file is removed and the error raised as it came (``OSError`` for the system's).
+    when given), is flushed to the disk and renamed over ``path``; with ``replace`` False it
+    is put there only if no file is (``FileExistsError`` else: one another process made since
+    the caller looked stays). On any failure the temporary file is removed and the error
+    raised as it came (``OSError`` for the system's).
 
     The one atomic write of the package: output files (``save``), keys.yaml (through
     ``save``) and the search view's manifest, ``CURRENT`` pointer and kept results (``index.memo``)."""
@@ -90,10 +98,28 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            _put_new(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _put_new(tmp: Path, path: Path) -> None:
+    """Give ``tmp`` the name ``path`` only if no file has it: a hard link fails at once on a
+    name that exists. A file system without hard links gets a rename, checked just before."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:
+        if os.path.lexists(path):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path)) from None
+        os.replace(tmp, path)
+        return
+    tmp.unlink()
 
 
 def _write_through(path: Path, data: bytes) -> None:

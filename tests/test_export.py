@@ -405,6 +405,35 @@ def test_save_is_atomic_and_refuses_to_overwrite(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["out.bib"]
 
 
+def test_save_never_replaces_a_file_another_process_wrote_meanwhile(tmp_path, monkeypatch):
+    """The name was free when ``save`` looked; another process wrote a file there while the
+    export was being written. It stays, and the export is refused as for any existing file,
+    leaving no temporary file behind."""
+    target = tmp_path / "out.bib"
+    sync = os.fsync
+
+    def another_process_writes(fd: int) -> None:
+        sync(fd)
+        target.write_text("theirs")
+
+    monkeypatch.setattr(os, "fsync", another_process_writes)
+    with pytest.raises(ExportError, match=r"exists \(save with force=True"):
+        save("ours", target)
+    assert target.read_text() == "theirs"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.bib"]
+
+
+def test_save_writes_a_new_file_where_hard_links_are_not_supported(tmp_path, monkeypatch):
+    def no_links(*args: object) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    save("text", tmp_path / "out.bib")
+    assert [(p.name, p.read_text()) for p in tmp_path.iterdir()] == [("out.bib", "text")]
+    with pytest.raises(ExportError, match="exists"):
+        save("again", tmp_path / "out.bib")
+
+
 def test_save_writes_a_long_but_valid_file_name(tmp_path):
     """A 244-character name is a valid file name, but the temporary file beside it took the
     name plus 24 characters, past the 255-byte limit: "File name too long"."""
