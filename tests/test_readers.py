@@ -302,6 +302,14 @@ def test_a_10mb_bib_is_read_in_bounded_time():
         ),
         (r"\c cedilla, \v s, \"\i, \H o, \~nu, \`a{}b", "çedilla, š, ï, ő, ñu, àb"),
         (r"50\%of R\&D \\next", "50%of R&D next"),
+        # what the BibTeX exporter writes for ^ reads back as ^ (was "ˆ"); \^{} and \~{} are the
+        # characters themselves (were dropped)
+        (r"x\textasciicircum{}2, a\^{}b, c\~{}d", "x^2, a^b, c~d"),
+        # a link's % is no comment (a stray brace was left after it)
+        (
+            r"\url{https://example.org/x%20y} and \url{a_b}",
+            r"\url{https://example.org/x%20y} and \url{a_b}",
+        ),
     ],
 )
 def test_latex_decoding(field, shown):

@@ -28,7 +28,19 @@ _MATH = re.compile(r"\$\$.+?\$\$|(?<!\\)\$(?:[^$\\]|\\.)+?\$|\\\(.+?\\\)|\\\[.+?
 _ACCENTS = frozenset("\"'`^~=.") | {"c", "d", "b", "r", "k", "t", "u", "v", "H"}
 #: Commands pylatexenc does not know: those the BibTeX exporter writes, and ``\\relax`` (a
 #: two-letter initial, ``{\\relax Ch}ristopher``).
-_EXTRA = {"textbraceleft": "{", "textbraceright": "}", "lbrace": "{", "rbrace": "}", "relax": ""}
+_EXTRA = {
+    "textbraceleft": "{",
+    "textbraceright": "}",
+    "textasciicircum": "^",  # pylatexenc gives the modifier letter U+02C6
+    "lbrace": "{",
+    "rbrace": "}",
+    "relax": "",
+}
+#: An accent over nothing is the accent itself: ``\\^{}`` is a circumflex, ``\\~{}`` a tilde.
+_LONE_ACCENTS = {"^": "^", "~": "~"}
+#: Commands whose argument is a link, kept as written: a ``%`` there is part of the link, where
+#: pylatexenc would read it as a comment.
+_LINKS = ("\\url{", "\\path{")
 _BRACES = str.maketrans({"{": None, "}": None, "~": " "})
 
 
@@ -70,6 +82,8 @@ def _token(match: re.Match[str]) -> str:
     token = match.group(0)
     if len(token) == 1:
         return " " if token == "~" else ""
+    if token.startswith(_LINKS):
+        return token
     return _command(token)
 
 
@@ -122,7 +136,8 @@ def _macro(node: Any) -> tuple[str, bool]:
         return node.latex_verbatim(), True
     args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
     if not args or name in _ACCENTS or name in ("i", "j"):
-        return str(_converter().nodelist_to_text([node])), False
+        text = str(_converter().nodelist_to_text([node]))
+        return text or _LONE_ACCENTS.get(name, ""), False
     # a formatting command (\emph, \textbf, \url): kept, its arguments decoded
     parts = [
         "{" + _nodes(a.nodelist or []) + "}"
