@@ -304,6 +304,20 @@ def test_markdown_reads_back_with_a_commonmark_parser(papers):
         assert words(paper.abstract) <= words(re.sub(r"<[^>]+>", " ", rendered))
 
 
+def test_markdown_shows_an_entity_reference_as_written():
+    """``&amp;`` in a title or abstract (text copied from HTML) rendered as ``&``, ``&#169;``
+    as the copyright sign: each renders as written now, a plain ``&`` as before."""
+    import html
+
+    text = "R&amp;D &copy; and &#169; or &#xA9;, AT&T, a \\&amp; b"
+    paper = Paper(id="p", abstract=text, title=text, authors=("A&amp;B Lab",), key="k")
+    for style in ("list", "table"):
+        rendered = MarkdownIt("commonmark").render(export([paper], "markdown", style=style))
+        shown = html.unescape(re.sub(r"<[^>]+>", "", rendered))
+        assert shown.count(text) == (2 if style == "list" else 1), shown
+        assert "A&amp;B Lab" in shown
+
+
 @pytest.mark.parametrize(
     "start",
     ["```python", "~~~ fence", "## Results", "###### x", ">quoted", "1. First", "2) Second", "- x"],

@@ -8,10 +8,14 @@ from collections.abc import Iterable
 from ..errors import ExportError
 from ..model import Paper
 
-_INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>|#])")
-# What turns an abstract's text into HTML or a link: raw HTML and autolinks start with "<",
-# links and images with "[". Backslashes just before one are doubled so the escape holds.
-_MARKUP = re.compile(r"(\\*)([<\[\]])")
+# An ampersand that starts an entity or character reference (``&amp;``, ``&#169;``) renders as
+# the character it names; escaped, it renders as written.
+_REFERENCE = r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)"
+_INLINE_SPECIALS = re.compile(rf"([\\`*_\[\]<>|#]|{_REFERENCE})")
+# What turns an abstract's text into HTML, a link or another character: raw HTML and autolinks
+# start with "<", links and images with "[", references with "&". Backslashes just before one
+# are doubled so the escape holds.
+_MARKUP = re.compile(rf"(\\*)([<\[\]]|{_REFERENCE})")
 # What opens a block at the start of a line: a heading, a list item or a setext underline (each
 # before a space), a quote, a code fence (its mark is escaped), or an ordered list item (escaped
 # after its number: ``1\.``).
