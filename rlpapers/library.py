@@ -317,20 +317,34 @@ class Library:
     def _stats(self, terms: int, top: int | None) -> dict[str, Any]:
         """The statistics computed: the fields counted from the records' heads (no abstract
         decoded), the terms from the search view, less the LaTeX command names the heads
-        name."""
+        name. In a big corpus the heads are counted in a process beside this one, while this
+        one reads the view's terms (each about half of the time; ``workers.beside``)."""
+        from collections import Counter
+
+        from .workers import beside
+
+        index = self.index
+        big = self.store.count() >= STATS_BESIDE
+        with beside(lambda: self._counted(top, apart=True), wanted=big) as counted:
+            found = index.healing(lambda: index.term_candidates(terms * 2))
+            papers, lists, commands = counted() or self._counted(top)
+        shown = index.healing(lambda: index.without_commands(found, Counter(commands)))
+        return {"papers": papers, **lists, "terms": shown[:terms]}
+
+    def _counted(
+        self, top: int | None, apart: bool = False
+    ) -> tuple[int, dict[str, list[tuple[Any, int]]], dict[str, int]]:
+        """The number of records, the ranked values of each counted field and the LaTeX command
+        names' counts, from the records' heads; ``apart``: through a connection of the
+        store's own (``Store.head_counts_apart``), in a process forked beside this one."""
         from .index import COUNTS, ranked
         from .store.db import collector_paused
 
-        papers, counts = self.store.head_counts()
+        store = self.store
+        papers, counts = store.head_counts_apart() if apart else store.head_counts()
         with collector_paused():  # every value ranked: 300,000 pairs at 75,000 papers, acyclic
             lists = {name: ranked(counts[field], top) for name, field in COUNTS.items()}
-        return {
-            "papers": papers,
-            **lists,
-            "terms": self.index.healing(
-                lambda: self.index.distinctive_terms(terms, counts["commands"])
-            ),
-        }
+        return papers, lists, dict(counts["commands"])
 
     def status(self) -> dict[str, Any]:
         """Where the store and the index are and whether they are fresh; writes nothing."""
@@ -342,6 +356,12 @@ class Library:
     def rebuild(self) -> None:
         """Rebuild the search index from the record store now."""
         self.index.rebuild()
+
+
+#: From this many records ``stats`` counts the records' heads in a process beside the one that
+#: reads the view's terms: at 75,000 each takes about 0.4 s; at a few thousand, a fork costs
+#: more than it saves.
+STATS_BESIDE = 20_000
 
 
 def _check_mode(mode: str, known: tuple[str, ...]) -> None:

@@ -1,5 +1,5 @@
-"""Worker processes of a run (the parse pool, the index writer's tasks): tied to the process
-that started them, and started with the stop signals held back.
+"""Worker processes of a run (the parse pool, the index writer's tasks, a reader ``beside`` this
+process): tied to the process that started them, and started with the stop signals held back.
 
 Both are small and light to import, because the CLI sets them up at start-up: a run turns
 SIGTERM and SIGHUP into a stop like Ctrl-C's, and each process it forks resets them and ties
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -120,3 +120,84 @@ def _alive(parent: int, child: bool) -> bool:
     except (ProcessLookupError, PermissionError):  # gone (or another user's by now)
         return False
     return True
+
+
+@contextmanager
+def beside(work: Callable[[], Any], wanted: bool = True) -> Iterator[Callable[[], Any]]:
+    """Run ``work()`` in a process forked beside this one while the body runs, on the other
+    core. The body gets a function that waits for the result (plain data: ``marshal`` carries
+    it back) and gives it, or None where there was no such process or it failed: the caller
+    then does the work itself, as it would without one, errors and healing included. The
+    process is ended and waited for when the body leaves, however it leaves.
+
+    Only on Linux with two cores or more, and when ``wanted``: ``work`` must not use what this
+    process holds open (a SQLite connection does not cross a fork), only what it opens itself.
+    """
+    if not wanted or not hasattr(os, "fork") or os.uname().sysname != "Linux":
+        yield lambda: None
+        return
+    if (os.cpu_count() or 1) < 2:
+        yield lambda: None
+        return
+    read, write = os.pipe()
+    parent = os.getpid()
+    with stops_held():
+        pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read)
+        _work_and_exit(work, write, parent)
+    os.close(write)
+    waited = False
+
+    def result() -> Any:
+        nonlocal waited
+        with os.fdopen(os.dup(read), "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        waited = True
+        return _loaded(data) if status == 0 else None
+
+    try:
+        yield result
+    finally:
+        os.close(read)
+        if not waited:
+            _end(pid)
+
+
+def _work_and_exit(work: Callable[[], Any], write: int, parent: int) -> None:
+    import marshal
+
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's
+        die_with_parent(parent)
+        data = marshal.dumps(work())
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(data)
+        code = 0
+    except BaseException:  # any failure: the parent does the work itself
+        pass
+    finally:
+        os._exit(code)
+
+
+def _loaded(data: bytes) -> Any:
+    import marshal
+
+    try:
+        return marshal.loads(data) if data else None
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
+def _end(pid: int) -> None:
+    """Stop a process ``beside`` started and wait for it (no zombie is left)."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass

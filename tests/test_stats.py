@@ -25,13 +25,13 @@ def _kept(library: Library) -> Path:
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How often the abstracts' terms are read (the costly part of a computed result)."""
     calls: list[int] = []
-    real = Index.distinctive_terms
+    real = Index.term_candidates
 
     def counted(self, *args, **kwargs):
         calls.append(1)
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Index, "distinctive_terms", counted)
+    monkeypatch.setattr(Index, "term_candidates", counted)
     return calls
 
 
@@ -285,3 +285,67 @@ def test_stats_of_the_commonest_values_are_the_first_of_all(seeds_copy):
             k: v[:top] if isinstance(v, list) and k != "terms" else v for k, v in whole.items()
         }
     assert len(whole["authors"]) > 3 and whole["authors"][2][1] == whole["authors"][3][1]
+
+
+def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """``stats`` counts the heads in a process beside this one at any size; the pids forked."""
+    import os
+
+    from rlpapers import library, workers
+
+    monkeypatch.setattr(library, "STATS_BESIDE", 0)
+    forked: list[int] = []
+    real = os.fork
+
+    def fork() -> int:
+        pid = real()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(workers.os, "fork", fork)
+    return forked
+
+
+def _waited_for(pid: int) -> bool:
+    """Whether ``pid``, a process this one forked, has been waited for (no zombie left)."""
+    import os
+
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")
+def test_stats_with_the_heads_counted_beside_are_those_counted_here(seeds_copy, monkeypatch):
+    """In a big corpus the record heads are counted in a forked process while this one reads
+    the terms: the result is the same, and the process is waited for."""
+    from rlpapers.store import Store
+
+    corpus = _varied(seeds_copy)
+    here = Library([corpus], index_dir=seeds_copy.parent / "here").stats(terms=5, top=3)
+    forked = _forks(monkeypatch)
+
+    def not_here(self):
+        raise AssertionError("the heads were counted in this process")
+
+    monkeypatch.setattr(Store, "head_counts", not_here)
+    beside = Library([corpus], index_dir=seeds_copy.parent / "beside").stats(terms=5, top=3)
+    assert beside == here and len(forked) == 1 and _waited_for(forked[0])
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")
+def test_stats_count_the_heads_here_when_the_process_beside_fails(seeds_copy, monkeypatch):
+    from rlpapers.store import Store
+
+    here = Library([seeds_copy], index_dir=seeds_copy.parent / "here").stats(terms=5)
+    forked = _forks(monkeypatch)
+
+    def fails(self):
+        raise RuntimeError("a process beside that fails")
+
+    monkeypatch.setattr(Store, "head_counts_apart", fails)
+    beside = Library([seeds_copy], index_dir=seeds_copy.parent / "beside").stats(terms=5)
+    assert beside == here and len(forked) == 1 and _waited_for(forked[0])

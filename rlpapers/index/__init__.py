@@ -370,18 +370,27 @@ class Index:
         commonest spelling; given ``commands`` (in how many abstracts each LaTeX command name
         stands), without those names (``stats``: the abstracts are read from the store only as
         far as the filter needs)."""
+        if commands is None:
+            return self.term_candidates(number)
+        return self.without_commands(self.term_candidates(number * 2), commands)[:number]
+
+    def term_candidates(self, number: int) -> list[tuple[str, float]]:
+        """The ``number`` most distinctive terms, LaTeX command names among them (``stats``
+        asks twice as many as it shows, as some may be such names)."""
         from ..store.db import collector_paused
 
         reader = self.searcher.reader()
         counts = self.store.word_counts()
-        asked = number if commands is None else number * 2  # some may be LaTeX names
         with collector_paused():  # the terms of every segment, none in a cycle
-            found = stats.distinctive_terms(reader, counts, asked)
-        if commands is None:
-            return found
+            return stats.distinctive_terms(reader, counts, number)
+
+    def without_commands(
+        self, terms: list[tuple[str, float]], commands: Counter[str]
+    ) -> list[tuple[str, float]]:
+        """``terms`` without the LaTeX command names ``commands`` counts (``stats.without_latex``:
+        the abstracts are read from the store only as far as the filter needs)."""
         store = self.store
-        kept = store.reading(lambda: stats.without_latex(found, commands, store.abstracts()))
-        return kept[:number]
+        return store.reading(lambda: stats.without_latex(terms, commands, store.abstracts()))
 
 
 def _version() -> str:

@@ -138,9 +138,14 @@ class Store(Reads):
 
     # --- the database -------------------------------------------------------------------------
 
+    @property
+    def path(self) -> Path:
+        """The store's database file."""
+        return self.root / FILE_NAME
+
     @cached_property
     def con(self) -> sqlite3.Connection:
-        path = self.root / FILE_NAME
+        path = self.path
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             return self._connect(path)
@@ -207,7 +212,7 @@ class Store(Reads):
         error (a full disk, a read-only file) only reopens it."""
         seen = _instance(self.con) if damaged(error) else None
         self._let_go()
-        path = self.root / FILE_NAME
+        path = self.path
         why = f"the record store in {self.root} was damaged ({error})"
         self._replace(path, why, damaged=seen).close()
 
@@ -330,7 +335,7 @@ class Store(Reads):
     def state(self) -> dict[str, Any]:
         """Where the store is, how many records it holds and whether it is fresh: reading only
         (a missing or damaged store is reported, not built or healed)."""
-        path = self.root / FILE_NAME
+        path = self.path
         out: dict[str, Any] = {
             "path": str(path),
             "ledger": self.ledger_name or str(self.data_dir / "ledger.db"),

@@ -42,6 +42,9 @@ class Reads:
     if TYPE_CHECKING:
 
         @property
+        def path(self) -> Path: ...
+
+        @property
         def ledger(self) -> IdentityLedger: ...
 
         @property
@@ -103,12 +106,29 @@ class Reads:
         value: read in one query and one ``json.loads``, without decoding any abstract."""
         return self.reading(self._head_counts)
 
-    def _head_counts(self) -> tuple[int, dict[str, Counter[Any]]]:
-        count, heads = self.con.execute(
-            f"SELECT count(*), '[' || group_concat({HEAD_SQL}, ',') || ']' FROM records"
-        ).fetchone()
+    def _head_counts(
+        self, con: sqlite3.Connection | None = None
+    ) -> tuple[int, dict[str, Counter[Any]]]:
+        count, heads = (
+            (con or self.con)
+            .execute(f"SELECT count(*), '[' || group_concat({HEAD_SQL}, ',') || ']' FROM records")
+            .fetchone()
+        )
         with collector_paused():
             return head_counts(heads, count)
+
+    def head_counts_apart(self) -> tuple[int, dict[str, Counter[Any]]]:
+        """``head_counts`` through a read-only connection of its own, with no refresh and no
+        healing (errors come through): for a process forked beside this one
+        (``workers.beside``), which must not use this process's connection."""
+        from .db import BUSY_TIMEOUT
+
+        path = self.path.resolve()
+        con = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT)
+        try:
+            return self._head_counts(con)
+        finally:
+            con.close()
 
     def abstracts(self) -> Iterator[str]:
         """The records' abstracts in no particular order, each decoded when it is reached (a
