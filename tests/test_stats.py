@@ -349,3 +349,19 @@ def test_stats_count_the_heads_here_when_the_process_beside_fails(seeds_copy, mo
     monkeypatch.setattr(Store, "head_counts_apart", fails)
     beside = Library([seeds_copy], index_dir=seeds_copy.parent / "beside").stats(terms=5)
     assert beside == here and len(forked) == 1 and _waited_for(forked[0])
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")
+def test_a_process_beside_gives_its_result_and_a_stop_ends_it_at_once(monkeypatch):
+    import time
+
+    from rlpapers.workers import beside
+
+    forked = _forks(monkeypatch)
+    with beside(lambda: {"papers": 3, "names": [("a", 1)]}) as result:
+        assert result() == {"papers": 3, "names": [("a", 1)]}
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), beside(lambda: time.sleep(60)):
+        raise KeyboardInterrupt  # Ctrl-C while the process beside is at work
+    assert time.monotonic() - started < 5
+    assert len(forked) == 2 and all(_waited_for(pid) for pid in forked)
