@@ -15,7 +15,7 @@ from rlpapers.parse.roles import Role, classify, is_author_line, split_authors
 from rlpapers.parse.text import decode
 from rlpapers.parse.titles import derive_title
 
-from .conftest import DATA
+from .conftest import DATA, SEEDS
 
 ABSTRACT = (
     "We propose QeRL, a Quantization-enhanced Reinforcement Learning framework. It works well."
@@ -39,6 +39,15 @@ def test_latin1_is_decoded():
 
 def test_utf16_with_bom_is_decoded():
     assert decode("Aichmüller".encode("utf-16")) == "Aichmüller"
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_bom_is_decoded(codec):
+    """UTF-16 without a byte-order mark (some Windows tools write it) was refused as a binary
+    file for its NUL bytes: where the NULs are the high bytes of ASCII text, it is UTF-16."""
+    (seed,) = SEEDS.glob("003_*.txt")
+    text = seed.read_text(encoding="utf-8")
+    assert parse_bytes(text.encode(codec), "x.txt") == parse_text(text, "x.txt")
 
 
 def test_binary_file_is_a_parse_error_naming_the_file(tmp_path):

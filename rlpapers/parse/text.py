@@ -41,7 +41,8 @@ def decode(data: bytes, source: str = "", encoding: str | None = None) -> str:
     a BOM); UTF-8 damaged in places (valid multi-byte sequences and a few invalid bytes, under
     ``DAMAGED_UTF8`` of its non-ASCII bytes: decoded with U+FFFD and a ``ParseWarning`` naming
     the lines); else a legacy encoding, told apart by charset-normalizer (GB18030, cp1252 and
-    the like). A file with NUL bytes and no UTF-16 or UTF-32 BOM is binary and raises ``ParseError``.
+    the like). A file with NUL bytes and no UTF-16 or UTF-32 BOM is UTF-16 where its NULs are
+    the high bytes of ASCII text, else binary: ``ParseError``.
     """
     if encoding:
         return _decode_as(data, source, encoding)
@@ -50,8 +51,7 @@ def decode(data: bytes, source: str = "", encoding: str | None = None) -> str:
     if data.startswith(_UTF16_BOMS):
         return _decode_utf16(data, source)
     if b"\x00" in data[:65536]:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise ParseError("binary file (NUL byte), not a text file of abstracts", source, line)
+        return _bomless_utf16(data, source)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -231,6 +231,27 @@ def _gb18030_ties(results: Any) -> bool:
         return False
     gb = next((m for m in results if m.encoding == "gb18030"), None)
     return gb is not None and gb.chaos <= best.chaos and gb.coherence >= best.coherence
+
+
+def _bomless_utf16(data: bytes, source: str) -> str:
+    """A file with NUL bytes and no BOM: UTF-16 when its NULs are the high bytes of the text's
+    ASCII characters (most bytes at odd places NUL, almost none at even ones: little-endian;
+    the other way round, big-endian), else binary: ``ParseError``."""
+    sample = data[: 65536 - 65536 % 2] if len(data) % 2 == 0 else b""
+    even, odd = sample[0::2], sample[1::2]
+    for codec, high, low in (("utf-16-le", odd, even), ("utf-16-be", even, odd)):
+        if sample and high.count(0) >= 0.7 * len(high) and low.count(0) <= 0.01 * len(low):
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError:
+                break
+    line = data[: data.index(b"\x00")].count(b"\n") + 1
+    raise ParseError(
+        "binary file (NUL byte), not a text file of abstracts (for UTF-16 or UTF-32 without a "
+        "byte-order mark, give its encoding with --encoding)",
+        source,
+        line,
+    )
 
 
 def _decode_utf16(data: bytes, source: str) -> str:
