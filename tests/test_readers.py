@@ -257,6 +257,21 @@ def test_crossref_fills_missing_fields_and_is_bounded():
     assert found == ["c.bib:4: crossref 'missing' names no entry of this file"]
 
 
+def test_a_proceedings_volume_its_papers_name_is_no_paper():
+    """DBLP exports each conference's @proceedings beside the papers that name it by crossref:
+    it was listed as a paper of its own. A volume no entry names stays one."""
+    text = r"""@inproceedings{DBLP:conf/icml/A16, title={Paper A}, author={Doe, Jane},
+  crossref={DBLP:conf/icml/2016}}
+@proceedings{DBLP:conf/icml/2016, title={Proceedings of ICML 2016}, year={2016}}
+@proceedings{alone, title={Proceedings Nobody Names}, year={2017}}
+"""
+    records = read_quiet(text, "dblp.bib")
+    assert [(r.title, r.venue, r.year) for r in records] == [
+        ("Paper A", "Proceedings of ICML 2016", 2016),
+        ("Proceedings Nobody Names", "", 2017),
+    ]
+
+
 def test_unsafe_keys_and_empty_entries_warn():
     text = '@misc{bad key!, title={x}}\n@misc{empty, year=2000}\n@preamble{"x"}\n'
     records, found = read_warned(text, "k.bib")

@@ -57,6 +57,9 @@ VENUE_FIELDS = (
 )
 #: Entry types that hold data for other entries, not papers.
 NOT_PAPERS = frozenset({"xdata", "set"})
+#: Entry types that are the volume holding papers (as DBLP exports each conference's, beside
+#: its papers): no paper where another entry of the file names one by ``crossref``.
+VOLUMES = frozenset({"proceedings", "mvproceedings", "collection", "mvcollection"})
 #: The most entries a ``crossref`` chain is followed through.
 CROSSREF_DEPTH = 4
 
@@ -71,9 +74,10 @@ def read(text: str, source: str) -> list[Record]:
     if not entries and not _AN_ENTRY.search(text):
         warn(source, 0, "no BibTeX entry (no line starting @type{); nothing read")
     by_key = {entry.key.lower(): entry.fields for entry in entries if entry.key}
+    parents = _parents(entries)
     records = []
     for entry in entries:
-        if entry.kind in NOT_PAPERS:
+        if entry.kind in NOT_PAPERS or (entry.kind in VOLUMES and entry.key.lower() in parents):
             continue
         fields = entry.fields
         if "crossref" in fields:
@@ -82,6 +86,12 @@ def read(text: str, source: str) -> list[Record]:
         if record is not None:
             records.append(record)
     return _shared_keys(records, source)
+
+
+def _parents(entries: list[_Entry]) -> set[str]:
+    """The keys (lower case) the file's entries name by ``crossref``."""
+    named = (e.fields.get("crossref", "").strip().lower() for e in entries)
+    return {key for key in named if key}
 
 
 def _shared_keys(records: list[Record], source: str) -> list[Record]:
