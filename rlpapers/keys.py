@@ -3,7 +3,7 @@
 The default key is ``{auth}{year}{word}`` in lower-case ASCII, as Better BibTeX and Google
 Scholar write it (``cheng2025reasoning``, ``zhan2025tecrl``); without a year it is
 ``{auth}_{word}`` (``zhan_tecrl``). The surname is the first author's, with its particles
-(``van Gool`` -> ``vangool``). The word is the paper's introduced name (``TECRL``), else the first
+(``van Gool`` -> ``vangool``) and without a suffix (``Robert W. Heath Jr.`` -> ``heath``). The word is the paper's introduced name (``TECRL``), else the first
 distinctive word of its title (the real title, from metadata or the file, before the one derived
 from the abstract): never a word of ``key_words.AVOIDED`` (function words, adverbs, filler
 words), nor one of ``GENERIC_WORDS`` (words that would fit a thousand papers), nor an adverb in

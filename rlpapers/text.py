@@ -64,8 +64,21 @@ def fold(text: str) -> str:
     return strip_accents(text.casefold())
 
 
+#: Generational suffixes that may end a name written given names first (``Robert W. Heath Jr.``,
+#: ``Donald C. Wunsch II``): they follow the surname and are not it.
+SUFFIXES = frozenset({"Jr", "Jr.", "JR", "JR.", "jr", "jr.", "Sr", "Sr.", "II", "III", "IV"})
+
+
+def name_suffix(author: str) -> str:
+    """The generational suffix ending ``author`` (``Jr.``, ``III``), or "": only in a name of
+    three words or more without a comma (``Heath, Jr., Robert`` is BibTeX's own order)."""
+    words = author.split()
+    return words[-1] if len(words) >= 3 and "," not in author and words[-1] in SUFFIXES else ""
+
+
 def surname(author: str) -> str:
-    """The family name as printed: ``Luc van Gool`` -> ``van Gool``; ``王小明`` -> ``王``.
+    """The family name as printed: ``Luc van Gool`` -> ``van Gool``; ``王小明`` -> ``王``;
+    ``Robert W. Heath Jr.`` -> ``Heath`` (``name_suffix``).
 
     A name with a comma is written family name first (``van Gool, Luc``).
     """
@@ -73,7 +86,7 @@ def surname(author: str) -> str:
         family = author.split(",", 1)[0].strip()
         if family:
             return family
-    words = author.split()
+    words = author.split()[: -1 if name_suffix(author) else None]
     if not words:
         return ""
     if len(words) == 1 and starts_cjk(words[0]):
@@ -91,7 +104,7 @@ def given_names(author: str) -> str:
     if "," in author:
         return author.split(",", 1)[1].strip()
     family = surname(author)
-    words = author.split()
+    words = author.split()[: -1 if name_suffix(author) else None]
     return " ".join(words[: len(words) - len(family.split())]) if family else ""
 
 

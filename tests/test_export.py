@@ -160,6 +160,37 @@ def test_ris_writes_a_capitalised_particle_surname_first():
     assert entries[0]["authors"] == ["Van Gool, Luc", "Ludwig van Beethoven", "Jane Doe"]
 
 
+def test_a_name_suffix_is_no_surname_in_keys_or_exports():
+    """``Robert W. Heath Jr.``: BibTeX, RIS readers and CSL-JSON took ``Jr.`` for the surname
+    (styles cited "Jr., R."), and the paper's key began with ``jr``. The suffix is written where
+    each format keeps one, and every export reads back as the name written."""
+    from rlpapers.keys import base_key
+    from rlpapers.readers import read_papers
+
+    names = ("Robert W. Heath Jr.", "Donald C. Wunsch II", "Luc Van Gool Jr.", "Jane Doe")
+    paper = Paper(id="x", abstract="We study radios.", key="k", title="Radio", authors=names)
+    assert base_key(paper).startswith("heath")
+    entry = pybtex.database.parse_string(export([paper], "bibtex"), "bibtex").entries["k"]
+    parsed = [
+        (p.prelast_names + p.last_names, p.lineage_names, p.first_names + p.middle_names)
+        for p in entry.persons["author"]
+    ]
+    assert parsed[:3] == [
+        (["Heath"], ["Jr."], ["Robert", "W."]),
+        (["Wunsch"], ["II"], ["Donald", "C."]),
+        (["Van", "Gool"], ["Jr."], ["Luc"]),
+    ]
+    assert rispy.loads(export([paper], "ris"))[0]["authors"][:2] == [
+        "Heath, Robert W., Jr.",
+        "Wunsch, Donald C., II",
+    ]
+    csl = json.loads(export([paper], "csljson"))[0]["author"][0]
+    assert csl == {"family": "Heath", "given": "Robert W.", "suffix": "Jr."}
+    for fmt, name in (("bibtex", "x.bib"), ("ris", "x.ris"), ("csljson", "x.json")):
+        (back,) = read_papers(export([paper], fmt).encode(), name, None, {})
+        assert back.authors == names, fmt
+
+
 def test_a_link_ending_in_a_backslash_keeps_its_entry_readable():
     """``url = {https://example.org/files\\}`` (a RIS ``UR`` line ending in a backslash) is
     balanced for BibTeX, but bibtexparser, the BibTeX reader of our own corpus files, took

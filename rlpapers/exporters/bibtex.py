@@ -51,12 +51,14 @@ def _authors(paper: Paper, ascii: bool) -> str:
 def _name(name: str, ascii: bool) -> str:
     """One author as BibTeX reads it: braced whole when BibTeX would cut it up, surname first
     when the surname starts with a capitalised particle (BibTeX takes ``Luc Van Gool``'s
-    ``Van`` for a given name, unlike a lower-case ``van``)."""
+    ``Van`` for a given name, unlike a lower-case ``van``), and as ``von Last, Jr, First`` with
+    a suffix (``Heath, Jr., Robert W.``: BibTeX took ``Jr.`` for the surname)."""
     if _whole(name):
         return "{" + to_latex(name, ascii) + "}"
     split = surname_first(name)
     if split:
-        return f"{to_latex(split[0], ascii)}, {to_latex(split[1], ascii)}"
+        family, given, suffix = (to_latex(part, ascii) for part in split)
+        return f"{family}, {suffix}, {given}" if suffix else f"{family}, {given}"
     return to_latex(name, ascii)
 
 

@@ -48,9 +48,10 @@ def derived_note(paper: Paper) -> str:
 
 
 def _name(author: str) -> dict[str, str]:
-    from ..text import given_names, has_cjk, surname
+    from ..text import given_names, has_cjk, name_suffix, surname
 
     given = given_names(author)
     if not given or has_cjk(author) or "," in author:  # "Acme, Inc.": a corporate name
         return {"literal": author}
-    return {"family": surname(author), "given": given}
+    suffix = name_suffix(author)
+    return {"family": surname(author), "given": given, **({"suffix": suffix} if suffix else {})}

@@ -32,7 +32,9 @@ def record(paper: Paper) -> str:
 
 def _author(name: str) -> str:
     split = surname_first(name)
-    return f"{split[0]}, {split[1]}" if split else name
+    if not split:
+        return name
+    return ", ".join(part for part in split if part)  # RIS: Last, First, Suffix
 
 
 def _one_line(value: str) -> str:

@@ -133,7 +133,7 @@ def _record(data: dict[str, Any], line: int, source: str) -> Record | None:
     return Record(
         title=title,
         abstract=abstract,
-        authors=tuple(person(n) for n in names if n),
+        authors=tuple(_person(n) for n in names if n),
         authors_truncated=truncated,
         year=year_of(first(YEAR), source, line),
         venue=venue,
@@ -148,3 +148,12 @@ def _record(data: dict[str, Any], line: int, source: str) -> Record | None:
         source=source,
         line=line,
     )
+
+
+def _person(name: str) -> str:
+    """A RIS name as ``First Last Suffix``: RIS writes ``Last, First, Suffix`` (``Heath, Robert
+    W., Jr.``), where BibTeX's order with two commas is ``Last, Suffix, First``."""
+    parts = [part.strip() for part in name.split(",")]
+    if len(parts) == 3 and all(parts):
+        return f"{parts[1]} {parts[0]} {parts[2]}"
+    return person(name)
