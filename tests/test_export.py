@@ -479,6 +479,13 @@ def test_save_writes_a_new_file_where_hard_links_are_not_supported(tmp_path, mon
         save("again", tmp_path / "out.bib")
 
 
+def test_an_output_name_ending_in_a_slash_is_a_folder_not_a_file(tmp_path):
+    """``-o out.bib/`` wrote a file named out.bib: the slash that says "a folder" was lost."""
+    refused = run("export", "-o", f"{tmp_path}/out.bib/", code=2)
+    assert "out.bib/ names a folder; give a file name" in refused.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_save_writes_a_long_but_valid_file_name(tmp_path):
     """A 244-character name is a valid file name, but the temporary file beside it took the
     name plus 24 characters, past the 255-byte limit: "File name too long"."""

@@ -1,6 +1,7 @@
 """``export``: papers (all, a query's hits, or those an --ids file names) in a citation or data
 format, to stdout or atomically to a file."""
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -42,10 +43,11 @@ ExportFormatOpt = Annotated[
     PaperFormat, typer.Option("--format", "-f", case_sensitive=False, help="Output format.")
 ]
 OutputOpt = Annotated[
-    Path | None,
+    str | None,  # as typed: a Path drops the slash that says "a folder" (out.bib/)
     typer.Option(
         "--output",
         "-o",
+        metavar="PATH",
         help="Write to this file (atomically) instead of stdout; '-' is stdout.",
         shell_complete=complete_files,
     ),
@@ -102,7 +104,7 @@ def export(
 ) -> None:
     """Export papers: all of them, the hits of QUERY, or those listed with --ids."""
     name = str(format)  # the Enum member as its plain name
-    output = _output_of(output, name)
+    target = _output_of(output, name)
     filters = filters_of(category, author, topic, source, year, venue, tag, derived_titles)
     papers, unknown = select_for_export(library(ctx), query, ids, filters)
     if not papers:
@@ -114,20 +116,24 @@ def export(
         "fields": fields.split(",") if fields is not None else None,
         "style": style,
     }
-    _write(papers, name, options, output, force)
+    _write(papers, name, options, target, force)
     fail_on_unknown(unknown)
 
 
-def _output_of(output: Path | None, format: str) -> Path | None:
+def _output_of(output: str | None, format: str) -> Path | None:
     """The file to write, or None for stdout ('-' is stdout, as everywhere); a table, drawn
-    for a terminal, is no file's format."""
-    if output is not None and str(output) == "-":
+    for a terminal, is no file's format, and a name ending in a slash names a folder."""
+    if output is None or output == "-":
         return None
-    if format == "table" and output is not None:
+    if format == "table":
         raise typer.BadParameter(
             "table is drawn for a terminal, not a file; use tsv or csv", param_hint="'--format'"
         )
-    return output
+    if output.endswith(("/", os.sep)):
+        raise typer.BadParameter(
+            f"{output} names a folder; give a file name", param_hint="'--output'"
+        )
+    return Path(output)
 
 
 def _write(
