@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
 
 from . import render
@@ -77,7 +78,13 @@ FieldsOpt = Annotated[
     ),
 ]
 StyleOpt = Annotated[
-    str | None, typer.Option("--style", help="markdown: 'list' (default) or 'table'.")
+    str | None,
+    typer.Option(
+        "--style",
+        click_type=click.Choice(("list", "table"), case_sensitive=False),
+        help="markdown: 'list' (default) or 'table'.",
+        show_default=False,
+    ),
 ]
 
 
