@@ -314,6 +314,18 @@ def test_csv_excel_bom_and_formula_defusing():
     )
 
 
+def test_csv_for_excel_cuts_a_cell_longer_than_excel_holds():
+    """An Excel cell holds 32,767 characters, and a longer one spills into the rows below (the
+    3,303 authors of one real paper are 40,000 characters): ``--excel`` cuts it with an
+    ellipsis. Plain CSV keeps every character."""
+    authors = tuple(f"Author Number{n}" for n in range(3_000))
+    paper = Paper(id="x", abstract="A.", key="k", title="T", authors=authors)
+    row = next(csv.DictReader(io.StringIO(export([paper], "csv", excel=True).lstrip("\ufeff"))))
+    assert len(row["authors"]) == 32_767 and row["authors"].endswith("…")
+    plain = next(csv.DictReader(io.StringIO(export([paper], "csv"))))
+    assert plain["authors"] == "; ".join(authors)
+
+
 def test_csv_fields_pick_columns(papers):
     text = export(papers[:2], "csv", fields=["key", "title"])
     assert text.splitlines()[0] == "key,title"

@@ -1,7 +1,9 @@
 """CSV (RFC 4180 via the csv module, UTF-8), one row per paper, in a fixed column order.
 
 ``excel=True`` writes a BOM (Excel otherwise reads UTF-8 as a legacy code page and garbles the
-Chinese topics) and defuses cells that Excel would run as formulas (CSV injection).
+Chinese topics), defuses cells that Excel would run as formulas (CSV injection) and cuts a cell
+longer than Excel holds (32,767 characters; a longer one spills into the rows below) with an
+ellipsis.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ COLUMNS = (
 #: Every column --fields may name: the default ones and these.
 FIELDS = (*COLUMNS, "title_derived")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: The most characters an Excel cell holds.
+EXCEL_CELL = 32_767
 
 
 def export(
@@ -77,4 +81,5 @@ def cell(paper: Paper, column: str) -> str:
 
 
 def _defuse(value: str) -> str:
-    return "'" + value if value.startswith(_FORMULA_START) else value
+    value = "'" + value if value.startswith(_FORMULA_START) else value
+    return value if len(value) <= EXCEL_CELL else value[: EXCEL_CELL - 1] + "…"
