@@ -91,6 +91,9 @@ def surname(author: str) -> str:
         return ""
     if len(words) == 1 and starts_cjk(words[0]):
         return words[0][0]  # Chinese names are written surname first
+    initials = _initials_at_end(words)
+    if initials:  # surname first, as Scopus and Web of Science write names: Sutton R.S.
+        return " ".join(words[:-initials])
     tail = [words[-1]]
     for word in reversed(words[:-1]):
         if word.lower() not in PARTICLES:
@@ -99,12 +102,28 @@ def surname(author: str) -> str:
     return " ".join(tail)
 
 
+#: A word of initials only: ``R.``, ``R.S.``, ``J.-H.``.
+_INITIALS = re.compile(r"[A-Z]\.(?:-?[A-Z]\.)*")
+
+
+def _initials_at_end(words: list[str]) -> int:
+    """How many of ``words`` at the end are initials only, where a word that is not stands
+    before them (``Sutton R.S.``, ``Van Gool L.``); 0 otherwise."""
+    count = 0
+    while count < len(words) and _INITIALS.fullmatch(words[-1 - count]):
+        count += 1
+    return count if 0 < count < len(words) else 0
+
+
 def given_names(author: str) -> str:
     """What precedes the surname: ``Luc van Gool`` -> ``Luc``."""
     if "," in author:
         return author.split(",", 1)[1].strip()
     family = surname(author)
     words = author.split()[: -1 if name_suffix(author) else None]
+    initials = _initials_at_end(words)
+    if initials:
+        return " ".join(words[-initials:])
     return " ".join(words[: len(words) - len(family.split())]) if family else ""
 
 

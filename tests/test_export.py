@@ -191,6 +191,27 @@ def test_a_name_suffix_is_no_surname_in_keys_or_exports():
         assert back.authors == names, fmt
 
 
+def test_a_name_written_surname_first_without_a_comma_keeps_its_surname():
+    """Scopus and Web of Science write ``Sutton R.S.``: its surname was taken to be ``R.S.``
+    (a new paper's key began ``rs``, BibTeX cited "R.S., S."). The initials at the end are the
+    given names."""
+    from rlpapers.keys import base_key
+    from rlpapers.text import given_names, surname
+
+    names = ("Sutton R.S.", "Van Gool L.", "Kim J.-H.", "R. S. Sutton")
+    assert [(surname(n), given_names(n)) for n in names] == [
+        ("Sutton", "R.S."),
+        ("Van Gool", "L."),
+        ("Kim", "J.-H."),
+        ("Sutton", "R. S."),
+    ]
+    paper = Paper(id="x", abstract="We study TD.", key="k", title="TD", authors=names, year=1988)
+    assert base_key(paper).startswith("sutton1988")
+    assert "author = {Sutton, R.S. and Van Gool, L. and Kim, J.-H. and R. S. Sutton}" in export(
+        [paper], "bibtex"
+    )
+
+
 def test_a_link_ending_in_a_backslash_keeps_its_entry_readable():
     """``url = {https://example.org/files\\}`` (a RIS ``UR`` line ending in a backslash) is
     balanced for BibTeX, but bibtexparser, the BibTeX reader of our own corpus files, took

@@ -45,15 +45,17 @@ OPTIONS: dict[str, set[str]] = {
 def surname_first(author: str) -> tuple[str, str, str] | None:
     """``(surname, given names, suffix)`` when ``author`` must be written surname first to be
     read right: its surname starts with a capitalised particle (``Luc Van Gool``), which BibTeX,
-    and a RIS reader that splits at the last space (Zotero), would make a given name, or it
-    ends with a suffix (``Robert W. Heath Jr.``), which they would take for the surname."""
+    and a RIS reader that splits at the last space (Zotero), would make a given name, it ends
+    with a suffix (``Robert W. Heath Jr.``), which they would take for the surname, or it is
+    written surname first without a comma (``Sutton R.S.``, as Scopus writes names)."""
     from ..text import given_names, name_suffix, surname
 
     family = surname(author)
     given = given_names(author)
     suffix = name_suffix(author)
     particle = " " in family and family[0].isupper()
-    if given and (particle or suffix) and "," not in author:
+    turned = not author.startswith(given)  # written surname first: Sutton R.S.
+    if given and (particle or suffix or turned) and "," not in author:
         return family, given, suffix
     return None
 
