@@ -272,6 +272,22 @@ def test_a_proceedings_volume_its_papers_name_is_no_paper():
     ]
 
 
+def test_a_csl_field_that_is_not_text_is_left_out_not_shown_as_python():
+    """A CSL-JSON title given as a list showed as ``['Deep', 'RL']``, an object as Python's
+    ``{'x': 1}``: a list of strings is joined, anything else is left out with a warning."""
+    items = [
+        {"type": "article-journal", "title": ["Deep", "RL"], "abstract": "We study it."},
+        {"type": "article", "title": {"x": 1}, "abstract": "Second one here."},
+        {"type": "article", "title": True, "abstract": "Third one.", "container-title": 7},
+    ]
+    records, found = read_warned(json.dumps(items, indent=1), "x.json")
+    assert [(r.title, r.venue) for r in records] == [("Deep RL", ""), ("", ""), ("", "7")]
+    assert [f.split(": ", 1)[1] for f in found] == [
+        "a field holds an object, not text; left out",
+        "a field holds true or false, not text; left out",
+    ]
+
+
 def test_unsafe_keys_and_empty_entries_warn():
     text = '@misc{bad key!, title={x}}\n@misc{empty, year=2000}\n@preamble{"x"}\n'
     records, found = read_warned(text, "k.bib")

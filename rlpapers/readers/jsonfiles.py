@@ -155,7 +155,21 @@ def _reader(item: Any) -> Any:
 
 
 def _text(value: Any, source: str, line: int, limit: int = MAX_PARAGRAPH) -> str:
+    """A field's text: a string or a number as written, a list of them joined by spaces; any
+    other value (an object, true/false) is no text, with a warning (it showed as Python's
+    ``repr`` of it)."""
+    if isinstance(value, list) and all(_plain(v) for v in value):
+        value = " ".join(str(v) for v in value)
+    elif value is not None and not _plain(value):
+        kind = {"dict": "an object", "bool": "true or false", "list": "a list of objects"}
+        shown = kind.get(type(value).__name__, type(value).__name__)
+        warn(source, line, f"a field holds {shown}, not text; left out")
+        value = None
     return bounded(" ".join(one_line(value).split()), limit, "field", source, line)
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
 def _strings(value: Any) -> tuple[str, ...]:
