@@ -325,6 +325,16 @@ def test_encoding_may_follow_the_command_as_the_binary_file_error_asks(tmp_path)
     assert listed == before and len(before.split()) == 1
 
 
+def test_show_of_an_empty_list_is_nothing_found_as_export_is():
+    """``rlpapers search nomatch -f ids | rlpapers show -``: show printed nothing (not even the
+    ``[]`` of JSON) and exited 0, while ``export --ids -`` of the same empty list says "no
+    papers match", exit 1 (guide: nothing found is exit 1)."""
+    for given in ("", "\n\n"):
+        result = run("show", "-", "-f", "json", input=given, code=1)
+        assert result.stdout == "" and "no papers match" in result.stderr
+        assert "no papers match" in run("export", "--ids", "-", input=given, code=1).stderr
+
+
 def test_a_mistyped_command_suggests_once():
     result = _cli("serach", "entropy")
     assert result.returncode == 2 and result.stderr.count("Did you mean 'search'?") == 1
