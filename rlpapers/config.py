@@ -141,6 +141,7 @@ def read_config(path: Path, named: bool = False) -> dict[str, Any]:
         raise ParseError(
             f"unknown setting {unknown[0]!r} (known: corpus, index_dir, search, ledger, keys)",
             str(path),
+            setting_line(path, unknown[0]),
         )
     return data
 
@@ -164,12 +165,15 @@ MAX_RERANK = 1000
 def _search_section(cfg: dict[str, Any], cfg_path: Path) -> tuple[str, int | None]:
     """``search.mode`` and ``search.rerank`` (None when not set)."""
     section = cfg.get("search") or {}
+    line = setting_line(cfg_path, "search") if section else None
     if not isinstance(section, dict) or set(section) - {"mode", "rerank"}:
-        raise ParseError("'search' takes two settings, 'mode' and 'rerank'", str(cfg_path))
+        raise ParseError("'search' takes two settings, 'mode' and 'rerank'", str(cfg_path), line)
     mode = section.get("mode", "lexical")
     if mode not in SEARCH_MODES:
         raise ParseError(
-            f"search.mode must be one of {', '.join(SEARCH_MODES)} (not {mode!r})", str(cfg_path)
+            f"search.mode must be one of {', '.join(SEARCH_MODES)} (not {mode!r})",
+            str(cfg_path),
+            line,
         )
     rerank = section.get("rerank")
     if rerank is not None and (
@@ -178,6 +182,7 @@ def _search_section(cfg: dict[str, Any], cfg_path: Path) -> tuple[str, int | Non
         raise ParseError(
             f"search.rerank must be a whole number from 0 to {MAX_RERANK} (not {rerank!r})",
             str(cfg_path),
+            line,
         )
     return str(mode), rerank
 

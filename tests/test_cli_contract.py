@@ -313,6 +313,28 @@ def test_corpus_and_index_dir_may_follow_the_command(tmp_path):
     assert result.stdout and "corpus" not in result.stderr
 
 
+def test_encoding_may_follow_the_command_as_the_binary_file_error_asks(tmp_path):
+    """The binary-file error says "give its encoding with --encoding"; a newcomer writes it
+    after the file (``parse x.txt --encoding utf-16-le``), as --corpus may be written."""
+    text = "Topic\n\nWe propose CuriousRL, a curiosity method for sparse rewards. It works.\n"
+    path = tmp_path / "wide.txt"
+    path.write_bytes(text.encode("utf-16-le"))
+    before = run("--encoding", "utf-16-le", "parse", path, "-f", "ids").stdout
+    assert run("parse", path, "--encoding", "utf-16-le", "-f", "ids").stdout == before
+    listed = run("list", "--corpus", path, "--encoding=utf-16-le", "-f", "ids").stdout
+    assert listed == before and len(before.split()) == 1
+
+
+def test_show_of_an_empty_list_is_nothing_found_as_export_is():
+    """``rlpapers search nomatch -f ids | rlpapers show -``: show printed nothing (not even the
+    ``[]`` of JSON) and exited 0, while ``export --ids -`` of the same empty list says "no
+    papers match", exit 1 (guide: nothing found is exit 1)."""
+    for given in ("", "\n\n"):
+        result = run("show", "-", "-f", "json", input=given, code=1)
+        assert result.stdout == "" and "no papers match" in result.stderr
+        assert "no papers match" in run("export", "--ids", "-", input=given, code=1).stderr
+
+
 def test_a_mistyped_command_suggests_once():
     result = _cli("serach", "entropy")
     assert result.returncode == 2 and result.stderr.count("Did you mean 'search'?") == 1

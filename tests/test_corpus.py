@@ -301,3 +301,18 @@ def test_config_shows_the_ledger_and_the_search_settings(isolated):
     assert rows["ledger"] == [str(isolated / "data" / "ledger.db"), "RLPAPERS_DATA_DIR"]
     assert rows["search.mode"] == ["lexical", str(isolated / "config.yaml")]
     assert rows["search.rerank"] == ["10", "default"]  # the window in use, from the default
+
+
+def test_a_bad_search_setting_or_unknown_setting_names_its_line(monkeypatch, tmp_path):
+    """Observed: ``error: cfg.yaml: search.mode must be one of lexical, hybrid, semantic (not
+    'fuzzy')`` and ``cfg.yaml: unknown setting 'colour'`` named no line, while a bad
+    ``keys.format``, ``corpus`` or ``index_dir`` names the line of its setting."""
+    config = tmp_path / "cfg.yaml"
+    monkeypatch.setenv("RLPAPERS_CONFIG", str(config))
+    for text in ("# mine\nsearch:\n  mode: fuzzy\n", "# mine\nsearch:\n  rerank: -1\n"):
+        config.write_text(text)
+        with pytest.raises(ParseError, match=f"^{re.escape(str(config))}:2: search"):
+            resolve()
+    config.write_text("search:\n  mode: lexical\ncolour: blue\n")
+    with pytest.raises(ParseError, match=f"^{re.escape(str(config))}:3: unknown setting"):
+        resolve()

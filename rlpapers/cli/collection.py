@@ -24,7 +24,7 @@ PinOpt = Annotated[
     bool,
     typer.Option(
         "--pin",
-        help="Write the keys into keys.yaml beside each corpus file or folder, so they "
+        help="Write the keys into keys.yaml in the folder of each corpus file, so they "
         "travel with the files.",
     ),
 ]

@@ -44,7 +44,7 @@ COMMANDS = {
 
 #: Global options that may also follow the command (``search curiosity --corpus mine``). Only
 #: the long forms: ``-c`` after the command could be a query word.
-LATE_GLOBALS = ("--corpus", "--index-dir", "--ledger")
+LATE_GLOBALS = ("--corpus", "--index-dir", "--ledger", "--encoding")
 
 
 class Group(TyperGroup):
@@ -172,8 +172,9 @@ def usage_line(error: click.UsageError, command: str | None = None) -> str:
 
 
 def hoist_globals(args: list[str]) -> list[str]:
-    """``args`` with every ``--corpus X`` / ``--index-dir X`` / ``--ledger X`` (or
-    ``--corpus=X``) moved to the front, where the group reads them; nothing after ``--`` is touched."""
+    """``args`` with every ``--corpus X`` / ``--index-dir X`` / ``--ledger X`` /
+    ``--encoding X`` (or ``--corpus=X``) moved to the front, where the group reads them;
+    nothing after ``--`` is touched."""
     front: list[str] = []
     rest: list[str] = []
     i = 0
@@ -191,9 +192,6 @@ def hoist_globals(args: list[str]) -> list[str]:
         (front if arg.startswith(tuple(f"{g}=" for g in LATE_GLOBALS)) else rest).append(arg)
         i += 1
     return front + rest
-
-
-#: The group's options that take a value (the others are flags): a test keeps this in step with
 
 
 def _click_exceptions() -> tuple[type[BaseException], ...]:

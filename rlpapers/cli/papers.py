@@ -106,6 +106,8 @@ def show(
     papers that were found are still shown.
     """
     found = library(ctx).find(list(expand_refs(refs)))
+    if not found.papers and not found.unknown:  # '-' read an empty list
+        nothing_found()
     if found.papers:
         render.detail(found.papers, fmt_of(format), header)
     fail_on_unknown(found.unknown)

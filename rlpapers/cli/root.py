@@ -94,8 +94,9 @@ EncodingOpt = Annotated[
     str | None,
     typer.Option(
         "--encoding",
-        help="The encoding of the files `parse` reads (a Python codec name such as gb18030 "
-        "or cp1252), instead of detecting it.",
+        help="The encoding of every corpus file and of the file `parse` reads (a Python codec "
+        "name such as gb18030, cp1252 or utf-16-le), instead of detecting it. May also follow "
+        "the command.",
         callback=_checked_encoding,
     ),
 ]
