@@ -212,3 +212,21 @@ def test_generated_category_lines_with_other_separators_come_back_as_such(sep, c
     (paper,) = parse_quietly(text)
     assert paper.categories == tuple(parts)
     assert paper.authors == ("Ada Lovelace", "Alan Turing")
+
+
+def test_papers_without_blank_lines_between_them_are_warned_about():
+    """Category lines, author lines and abstracts written one under the other are one block, one
+    abstract: a warning names it when it is longer than abstracts are (as soon as its key is
+    given, it sticks to the paper this long text becomes when blank lines are put in)."""
+    paper = (
+        "Ada Lovelace, Alan Turing\n"
+        + "We propose a method for exploration in sparse-reward tasks and show that it helps. " * 20
+    )
+    with pytest.warns(ParseWarning, match=r"x\.txt:3: an abstract of [\d,]+ characters in 8 lines"):
+        (one,) = parse_text("Topic\n\n" + "\n".join([paper.strip()] * 4) + "\n", "x.txt")
+    assert len(one.abstract) > 6_000
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(parse_text("Topic\n\n" + "\n\n".join([paper.strip()] * 4), "x.txt")) == 4

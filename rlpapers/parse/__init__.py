@@ -175,6 +175,7 @@ def _assemble(blocks: list[Block], vocab: set[str], source: str, titles: Titles)
             names, truncated = split_authors(text)
             authors, pending[role] = (tuple(names), truncated), block.line
         else:
+            _warn_long(text, block, source)
             papers.append(_paper(text, block.line, source, topic, categories, authors, titles))
             categories, authors, pending = (), None, {}
     _warn_unused(pending.values(), source)
@@ -199,6 +200,21 @@ def _bounded(text: str, source: str, line: int) -> str:
     )
     warnings.warn(ParseWarning(message), stacklevel=4)
     return text[: cut if cut > 0 else MAX_PARAGRAPH]
+
+
+#: Longer than abstracts are (arXiv's hold 1,920 characters at most): an abstract of several
+#: lines longer than this is most likely papers not separated by blank lines.
+LONG_ABSTRACT = 6_000
+
+
+def _warn_long(text: str, block: Block, source: str) -> None:
+    if len(text) > LONG_ABSTRACT and len(block.lines) > 1:
+        message = (
+            f"{source}:{block.line}: an abstract of {len(text):,} characters in "
+            f"{len(block.lines):,} lines, longer than abstracts are: if it is several papers, "
+            "put a blank line between their blocks"
+        )
+        warnings.warn(ParseWarning(message), stacklevel=4)
 
 
 def _warn_other(text: str, line: int, source: str) -> None:
