@@ -149,7 +149,7 @@ class Vectors:
         table = self.store.embeddings
         vectors = np.empty((table.count(self.model), DIMENSIONS), dtype=np.float32)
         ids: list[str] = []
-        for pid, blob in table.vectors(self.model):
+        for pid, blob in table.vectors(self.model, DIMENSIONS * np.dtype(STORED).itemsize):
             if len(ids) == len(vectors):  # a row written meanwhile by another process
                 break
             vectors[len(ids)] = np.frombuffer(blob, dtype=STORED)
