@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import MODEL_DIR, MODEL_NAME, load_encoder
+from . import MODEL_DIR, MODEL_NAME, load_encoder, model_files
 from .dense import top_k
 from .encoder import DIMENSIONS, Encoder, files_hash
 
@@ -50,7 +50,8 @@ def text_digest(text: str) -> str:
 
 def model_tag() -> str:
     """The model's name and a prefix of its files' hash, stored with every vector."""
-    return f"{MODEL_NAME}:{files_hash(MODEL_DIR)[:16]}"
+    with model_files():
+        return f"{MODEL_NAME}:{files_hash(MODEL_DIR)[:16]}"
 
 
 @dataclass(frozen=True)
