@@ -323,6 +323,20 @@ def test_a_wrong_password_is_one_line_exit_2(pg_url, monkeypatch):
     assert "password authentication failed" in line
 
 
+@pytest.mark.parametrize(
+    "query", ["port=notaport", "port=5432&connect_timeout=soon", "sslmode=sometimes"]
+)
+def test_a_malformed_connection_setting_is_exit_2_not_offline(monkeypatch, tmp_path, query):
+    """A value libpq cannot take is the setting's fault, not the server's absence: exit 2, not
+    exit 3 saying to run the command again when the server is back (it was, for the port)."""
+    pytest.importorskip("psycopg")
+    url = f"postgresql://me:Zq9secret@/lab?host={tmp_path}&{query}"
+    monkeypatch.setenv("RLPAPERS_LEDGER", url)
+    line = _one_line(run("list", code=2).stderr, "Zq9secret")
+    assert line.startswith("error: cannot connect to the team ledger ")
+    assert "server is back" not in line
+
+
 def test_a_server_that_is_down_at_start_is_one_line_exit_3(pg_url, monkeypatch):
     down = pg_url.replace("port=5432", "port=5999")
     monkeypatch.setenv("RLPAPERS_LEDGER", down)

@@ -134,7 +134,7 @@ class PostgresLedger(IdentityLedger):
     def _connect_error(self, error: Exception) -> LedgerError:
         reason = self._reason(error)
         lowered = reason.lower()
-        refused = ("password", "authentication", "does not exist", "permission denied", "ssl")
+        refused = ("password", "authentication", "does not exist", "permission", "ssl", "invalid")
         if any(word in lowered for word in refused) or isinstance(error, self._pg.ProgrammingError):
             return LedgerError(f"cannot connect to {self.where}: {reason}")
         return LedgerOffline(
