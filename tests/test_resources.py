@@ -441,6 +441,39 @@ def test_a_vector_of_the_wrong_length_is_damage_and_embedded_again(tmp_path, siz
     assert len(blob) == 768
 
 
+@pytest.mark.parametrize("mode", ["semantic", "hybrid"])
+@pytest.mark.parametrize("bad", ["nan", "short"])
+def test_similar_to_a_paper_whose_vector_is_damaged_embeds_it_again_at_once(tmp_path, mode, bad):
+    """The paper's own vector dropped as damage on the way: it was "no similar papers", exit 1
+    (semantic), or the words alone (hybrid), until the next run."""
+    for module in ("numpy", "onnxruntime", "tokenizers"):
+        pytest.importorskip(module)
+    import sqlite3
+
+    import numpy as np
+
+    from .test_semantic_search import FINANCE, VEHICLES
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text(VEHICLES)
+    (corpus / "b.txt").write_text(FINANCE)
+    first = run("--corpus", corpus, "list", "-f", "ids").stdout.split()[0]
+    similar = ("--corpus", corpus, "similar", first, "--mode", mode, "-f", "ids", "--scores")
+    before = run(*similar).stdout
+    store = next(Path(os.environ["RLPAPERS_INDEX_DIR"]).glob("*/store.db"))
+    with sqlite3.connect(store) as con:
+        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (first,)).fetchone()
+        vector = np.frombuffer(blob, dtype=np.float16).copy()
+        vector[5] = float("nan")
+        bad_blob = vector.tobytes() if bad == "nan" else blob[:100]
+        con.execute("UPDATE embeddings SET vector = ? WHERE id = ?", (bad_blob, first))
+    noticed = run(*similar)
+    assert noticed.stderr.startswith("note: 1 sentence vector was damaged")
+    assert noticed.stdout == before
+    assert run(*similar).stderr == ""
+
+
 # --- index --status -------------------------------------------------------------------------------
 
 

@@ -173,5 +173,13 @@ class Vectors:
         return [(matrix.ids[r], score) for r, score in found]
 
     def vector_of(self, paper_id: str) -> np.ndarray | None:
+        """The paper's vector; one dropped as damage while the vectors were read is made again
+        now (the paper's neighbours were none until the next run)."""
         row = self.matrix.row.get(paper_id)
+        if row is None:
+            found = self.store.reading(lambda: self.store.fetch([paper_id]))
+            if paper_id not in found:
+                return None
+            self.embed([found[paper_id]])
+            row = self.matrix.row.get(paper_id)
         return None if row is None else self.matrix.vectors[row]
