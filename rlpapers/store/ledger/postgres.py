@@ -41,7 +41,7 @@ from ...errors import LedgerError, LedgerOffline
 from ...keys import SAFE_KEY, key_suffix
 from ..identity import Version, hashes
 from . import IdentityLedger, PaperState
-from .team import join, marked, member_of, own, read_team, secrets, shown_url
+from .team import bare, join, marked, member_of, own, read_team, secrets, shown_url
 
 #: The schema version, in step with the SQLite ledger's (``sqlite.VERSION``); 4: old_keys.
 VERSION = 4
@@ -372,7 +372,7 @@ class PostgresLedger(IdentityLedger):
             (list(set(ids)),),
         )
         return {
-            str(pid): PaperState(cid, file, ordinal, bool(printed), own(stamp, self.member))
+            str(pid): PaperState(cid, file, ordinal, bool(printed), bare(stamp))
             for pid, cid, file, ordinal, printed, stamp in rows
         }
 

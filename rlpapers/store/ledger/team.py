@@ -252,10 +252,16 @@ def marked(stamp: str | None, member: str) -> str | None:
     return f"{stamp}@{member}" if stamp and member else stamp
 
 
+def bare(stamp: str | None) -> str | None:
+    """A stamp without its mark: whoever noted a place, a member who sees the paper in the same
+    file, unchanged, at the same ordinal, notes nothing."""
+    return stamp.rpartition("@")[0] if stamp and "@" in stamp else stamp
+
+
 def own(stamp: str | None, member: str) -> str | None:
-    """A stamp as a refresh compares it: this member's (or one from before marks) without its
-    mark; None for another member's, as for a place whose stamp is unknown: the paper may have
-    left it (and the place is noted again as this member's)."""
+    """A stamp as the search for an edit's paper reads it: this member's (or one from before
+    marks) without its mark; None for another member's, as for a place whose stamp is unknown:
+    the paper may have left it."""
     if not stamp or "@" not in stamp:
         return stamp
     bare, _, who = stamp.rpartition("@")
