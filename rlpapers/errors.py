@@ -107,6 +107,17 @@ class SemanticUnavailable(InputError):
         )
 
 
+class ModelUnreadable(InputError):
+    """The shipped sentence-embedding model's files are missing or damaged (a broken install)."""
+
+    def __init__(self, folder: object, reason: str) -> None:
+        self.folder = folder
+        super().__init__(
+            f"the semantic model in {folder} cannot be read ({reason}): reinstall rlpapers, "
+            f"as in {SemanticUnavailable.INSTALL.replace('install', 'install --force-reinstall')}"
+        )
+
+
 class EmbeddingsMissing(InputError):
     """Too many papers lack sentence vectors for a search to embed them on the way."""
 

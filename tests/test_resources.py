@@ -398,14 +398,80 @@ def test_a_vector_that_is_not_finite_is_damage_and_embedded_again(tmp_path, bad)
         con.execute("UPDATE embeddings SET vector = ? WHERE id = ?", (vector.tobytes(), before[0]))
     noticed = run(*search)
     assert noticed.stderr == (
-        "note: 1 sentence vector held values that are not finite numbers (damage); dropped, "
-        "and embedded again by the next search that needs them\n"
+        "note: 1 sentence vector was damaged (the wrong length, or values that are not finite "
+        "numbers); dropped, and embedded again by the next search that needs it\n"
     )  # it was never matched, without a word
     healed = run(*search)
     assert healed.stderr == "" and healed.stdout.split() == before
     with sqlite3.connect(store) as con:
         (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (before[0],)).fetchone()
     assert np.isfinite(np.frombuffer(blob, dtype=np.float16)).all()
+
+
+@pytest.mark.parametrize("size", [0, 2, 100, 101, 770])
+def test_a_vector_of_the_wrong_length_is_damage_and_embedded_again(tmp_path, size):
+    """A stored vector cut short or grown (a faulty disk, a hand): it was exit 70 on every
+    search (numpy could not fit it in its row), or, of one value, that value in every place."""
+    for module in ("numpy", "onnxruntime", "tokenizers"):
+        pytest.importorskip(module)
+    import sqlite3
+
+    from .test_semantic_search import FINANCE, VEHICLES
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text(VEHICLES)
+    (corpus / "b.txt").write_text(FINANCE)
+    search = ("--corpus", corpus, "search", "automobiles", "--mode", "semantic", "-f", "ids")
+    before = run(*search).stdout.split()
+    store = next(Path(os.environ["RLPAPERS_INDEX_DIR"]).glob("*/store.db"))
+    with sqlite3.connect(store) as con:
+        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (before[0],)).fetchone()
+        bad = (blob * 2)[:size]
+        con.execute("UPDATE embeddings SET vector = ? WHERE id = ?", (bad, before[0]))
+    noticed = run(*search)
+    assert noticed.stderr == (
+        "note: 1 sentence vector was damaged (the wrong length, or values that are not finite "
+        "numbers); dropped, and embedded again by the next search that needs it\n"
+    )
+    healed = run(*search)
+    assert healed.stderr == "" and healed.stdout.split() == before
+    with sqlite3.connect(store) as con:
+        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (before[0],)).fetchone()
+    assert len(blob) == 768
+
+
+@pytest.mark.parametrize("mode", ["semantic", "hybrid"])
+@pytest.mark.parametrize("bad", ["nan", "short"])
+def test_similar_to_a_paper_whose_vector_is_damaged_embeds_it_again_at_once(tmp_path, mode, bad):
+    """The paper's own vector dropped as damage on the way: it was "no similar papers", exit 1
+    (semantic), or the words alone (hybrid), until the next run."""
+    for module in ("numpy", "onnxruntime", "tokenizers"):
+        pytest.importorskip(module)
+    import sqlite3
+
+    import numpy as np
+
+    from .test_semantic_search import FINANCE, VEHICLES
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text(VEHICLES)
+    (corpus / "b.txt").write_text(FINANCE)
+    first = run("--corpus", corpus, "list", "-f", "ids").stdout.split()[0]
+    similar = ("--corpus", corpus, "similar", first, "--mode", mode, "-f", "ids", "--scores")
+    before = run(*similar).stdout
+    store = next(Path(os.environ["RLPAPERS_INDEX_DIR"]).glob("*/store.db"))
+    with sqlite3.connect(store) as con:
+        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (first,)).fetchone()
+        vector = np.frombuffer(blob, dtype=np.float16).copy()
+        vector[5] = float("nan")
+        bad_blob = vector.tobytes() if bad == "nan" else blob[:100]
+        con.execute("UPDATE embeddings SET vector = ? WHERE id = ?", (bad_blob, first))
+    noticed = run(*similar)
+    assert noticed.stderr.startswith("note: 1 sentence vector was damaged")
+    assert noticed.stdout == before
+    assert run(*similar).stderr == ""
 
 
 # --- index --status -------------------------------------------------------------------------------

@@ -110,6 +110,45 @@ def test_without_the_extra_one_line_says_how_to_install(monkeypatch, corpus, arg
     assert "pip install 'rlpapers[semantic]'" in result.stderr
 
 
+@pytest.mark.parametrize("damage", ["missing", "cut", "tokenizer"])
+@pytest.mark.parametrize(
+    "args",
+    [["search", "--mode", "hybrid", "cars"], ["embed"], ["similar", "FIRST", "--mode", "semantic"]],
+    ids=" ".join,
+)
+def test_a_missing_or_damaged_model_is_one_line_exit_2(
+    monkeypatch, corpus, tmp_path, semantic, damage, args
+):
+    """The shipped model's files gone or damaged (a broken install, a disk): it was exit 70,
+    "internal error (FileNotFoundError …)" or onnxruntime's own error."""
+    import shutil
+
+    import rlpapers.semantic
+    from rlpapers.semantic import MODEL_DIR, encoder, vectors
+
+    folder = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, folder)
+    if damage == "missing":
+        (folder / "model.onnx").unlink()
+    elif damage == "cut":
+        (folder / "model.onnx").write_bytes((MODEL_DIR / "model.onnx").read_bytes()[:100_000])
+    else:
+        (folder / "tokenizer.json").write_text("{", encoding="utf-8")
+    monkeypatch.setattr(rlpapers.semantic, "MODEL_DIR", folder)
+    monkeypatch.setattr(vectors, "MODEL_DIR", folder)
+    monkeypatch.setattr(encoder, "MODEL_DIR", folder)
+    encoder.Encoder.shipped.__func__.cache_clear()
+    if "FIRST" in args:
+        first = run("--corpus", corpus, "list", "-f", "ids").stdout.split()[0]
+        args = [first if a == "FIRST" else a for a in args]
+    result = run("--corpus", corpus, *args, code=2)
+    encoder.Encoder.shipped.__func__.cache_clear()
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: the semantic model in "), lines
+    assert str(folder) in lines[0] and "reinstall" in lines[0], lines
+    assert "internal error" not in lines[0]
+
+
 def test_without_the_extra_lexical_search_works_as_before(monkeypatch, corpus):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     assert "automobile" in run("--corpus", corpus, "search", "automobile").stdout

@@ -323,6 +323,20 @@ def test_a_wrong_password_is_one_line_exit_2(pg_url, monkeypatch):
     assert "password authentication failed" in line
 
 
+@pytest.mark.parametrize(
+    "query", ["port=notaport", "port=5432&connect_timeout=soon", "sslmode=sometimes"]
+)
+def test_a_malformed_connection_setting_is_exit_2_not_offline(monkeypatch, tmp_path, query):
+    """A value libpq cannot take is the setting's fault, not the server's absence: exit 2, not
+    exit 3 saying to run the command again when the server is back (it was, for the port)."""
+    pytest.importorskip("psycopg")
+    url = f"postgresql://me:Zq9secret@/lab?host={tmp_path}&{query}"
+    monkeypatch.setenv("RLPAPERS_LEDGER", url)
+    line = _one_line(run("list", code=2).stderr, "Zq9secret")
+    assert line.startswith("error: cannot connect to the team ledger ")
+    assert "server is back" not in line
+
+
 def test_a_server_that_is_down_at_start_is_one_line_exit_3(pg_url, monkeypatch):
     down = pg_url.replace("port=5432", "port=5999")
     monkeypatch.setenv("RLPAPERS_LEDGER", down)
@@ -485,3 +499,31 @@ def test_two_team_databases_named_in_the_query_are_two_ledgers(
             f"DROP DATABASE IF EXISTS {first} WITH (FORCE)",
             f"DROP DATABASE IF EXISTS {second} WITH (FORCE)",
         )
+
+
+def test_an_edit_keeps_its_key_when_a_colleague_on_the_same_machine_saw_the_paper_last(
+    tmp_path, pg_url, monkeypatch
+):
+    """Members on one machine (a lab server): the paper's last place is the colleague's file,
+    which this member's machine sees too, unchanged. That is no corpus of this member's: their
+    edit continues the paper (it got a new id and key, as an edited copy in another corpus of
+    one data folder does)."""
+    import time
+
+    own = write_corpus(tmp_path / "mine", range(3))
+    theirs = write_corpus(tmp_path / "theirs", range(3))
+    _as_member(monkeypatch, tmp_path / "member")
+    before = keys_of(own)
+    _as_member(monkeypatch, tmp_path / "colleague")
+    assert keys_of(theirs) == before
+    text = (theirs / "a.txt").read_text(encoding="utf-8")
+    (theirs / "a.txt").write_text(text + "\n", encoding="utf-8")  # the colleague saw them last
+    assert keys_of(theirs) == before
+    text = (own / "a.txt").read_text(encoding="utf-8")
+    (own / "a.txt").write_text(text.replace("w1q5 ", "w1q5 and "), encoding="utf-8")
+    stamp = time.time() + 5
+    os.utime(own / "a.txt", (stamp, stamp))
+    _as_member(monkeypatch, tmp_path / "member")
+    assert keys_of(own) == before
+    _as_member(monkeypatch, tmp_path / "colleague")
+    assert keys_of(theirs) == before

@@ -13,10 +13,12 @@ rlpapers works without it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import SemanticUnavailable
+from ..errors import ModelUnreadable, SemanticUnavailable
 
 if TYPE_CHECKING:
     from .encoder import Encoder
@@ -46,8 +48,22 @@ def check_available() -> None:
 
 
 def load_encoder() -> Encoder:
-    """The shipped model, loaded once per process."""
+    """The shipped model, loaded once per process; ``ModelUnreadable`` when its files are
+    missing or damaged."""
     check_available()
     from .encoder import Encoder
 
-    return Encoder.shipped()
+    with model_files():
+        return Encoder.shipped()
+
+
+@contextmanager
+def model_files() -> Iterator[None]:
+    """What goes wrong reading the model's files (gone: ``OSError``; damaged: onnxruntime's and
+    tokenizers' own exceptions, which share no base class) as ``ModelUnreadable``."""
+    try:
+        yield
+    except Exception as error:
+        lines = str(error).strip().splitlines()
+        reason = lines[0] if lines else type(error).__name__
+        raise ModelUnreadable(MODEL_DIR, reason) from None

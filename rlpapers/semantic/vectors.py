@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import MODEL_DIR, MODEL_NAME, load_encoder
+from . import MODEL_DIR, MODEL_NAME, load_encoder, model_files
 from .dense import top_k
 from .encoder import DIMENSIONS, Encoder, files_hash
 
@@ -50,7 +50,8 @@ def text_digest(text: str) -> str:
 
 def model_tag() -> str:
     """The model's name and a prefix of its files' hash, stored with every vector."""
-    return f"{MODEL_NAME}:{files_hash(MODEL_DIR)[:16]}"
+    with model_files():
+        return f"{MODEL_NAME}:{files_hash(MODEL_DIR)[:16]}"
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ class Vectors:
         table = self.store.embeddings
         vectors = np.empty((table.count(self.model), DIMENSIONS), dtype=np.float32)
         ids: list[str] = []
-        for pid, blob in table.vectors(self.model):
+        for pid, blob in table.vectors(self.model, DIMENSIONS * np.dtype(STORED).itemsize):
             if len(ids) == len(vectors):  # a row written meanwhile by another process
                 break
             vectors[len(ids)] = np.frombuffer(blob, dtype=STORED)
@@ -172,5 +173,13 @@ class Vectors:
         return [(matrix.ids[r], score) for r, score in found]
 
     def vector_of(self, paper_id: str) -> np.ndarray | None:
+        """The paper's vector; one dropped as damage while the vectors were read is made again
+        now (the paper's neighbours were none until the next run)."""
         row = self.matrix.row.get(paper_id)
+        if row is None:
+            found = self.store.reading(lambda: self.store.fetch([paper_id]))
+            if paper_id not in found:
+                return None
+            self.embed([found[paper_id]])
+            row = self.matrix.row.get(paper_id)
         return None if row is None else self.matrix.vectors[row]

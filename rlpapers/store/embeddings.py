@@ -81,11 +81,12 @@ class EmbeddingTable:
                 [(pid, model, digest, vector) for pid, digest, vector in rows],
             )
 
-    def vectors(self, model: str) -> Iterator[tuple[str, bytes]]:
+    def vectors(self, model: str, size: int) -> Iterator[tuple[str, bytes]]:
         """(id, vector bytes) of every stored vector of ``model`` whose paper still exists.
-        A vector holding a value that is not a finite number (NaN, infinity: no search could
-        ever match it) is damage: it is left out, dropped with a note, and so embedded again
-        by the next search that needs it."""
+        A vector that is not ``size`` bytes long (cut short or grown), or that holds a value
+        that is not a finite number (NaN, infinity: no search could ever match it), is damage:
+        it is left out, dropped with a note, and so embedded again by the next search that
+        needs it."""
         damaged: list[str] = []
         rows = self.con.execute(
             "SELECT e.id, e.vector FROM embeddings e JOIN records r ON r.id = e.id"
@@ -94,7 +95,7 @@ class EmbeddingTable:
         )
         try:
             for pid, blob in rows:
-                if finite(blob):
+                if len(blob) == size and finite(blob):
                     yield pid, blob
                 else:
                     damaged.append(pid)
@@ -113,8 +114,9 @@ class EmbeddingTable:
         count = f"{len(ids)} sentence vector{'s' if len(ids) != 1 else ''}"
         warnings.warn(
             IndexNotice(
-                f"{count} held values that are not finite numbers (damage); dropped, and "
-                "embedded again by the next search that needs them"
+                f"{count} {'was' if len(ids) == 1 else 'were'} damaged (the wrong length, or "
+                "values that are not finite numbers); dropped, and embedded again by the next "
+                f"search that needs {'it' if len(ids) == 1 else 'them'}"
             ),
             stacklevel=4,
         )

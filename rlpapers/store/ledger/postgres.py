@@ -41,7 +41,7 @@ from ...errors import LedgerError, LedgerOffline
 from ...keys import SAFE_KEY, key_suffix
 from ..identity import Version, hashes
 from . import IdentityLedger, PaperState
-from .team import join, secrets, shown_url
+from .team import bare, join, marked, member_of, own, read_team, secrets, shown_url
 
 #: The schema version, in step with the SQLite ledger's (``sqlite.VERSION``); 4: old_keys.
 VERSION = 4
@@ -107,6 +107,7 @@ class PostgresLedger(IdentityLedger):
                 self._check_schema()
                 self.writable = self._may_write()
                 self.instance = self._meta("instance")
+                self.member = member_of(folder) if self.writable else read_team(folder)["member"]
                 if self.writable:
                     join(self)
         except BaseException:
@@ -133,7 +134,7 @@ class PostgresLedger(IdentityLedger):
     def _connect_error(self, error: Exception) -> LedgerError:
         reason = self._reason(error)
         lowered = reason.lower()
-        refused = ("password", "authentication", "does not exist", "permission denied", "ssl")
+        refused = ("password", "authentication", "does not exist", "permission", "ssl", "invalid")
         if any(word in lowered for word in refused) or isinstance(error, self._pg.ProgrammingError):
             return LedgerError(f"cannot connect to {self.where}: {reason}")
         return LedgerOffline(
@@ -371,7 +372,7 @@ class PostgresLedger(IdentityLedger):
             (list(set(ids)),),
         )
         return {
-            str(pid): PaperState(cid, file, ordinal, bool(printed), stamp)
+            str(pid): PaperState(cid, file, ordinal, bool(printed), bare(stamp))
             for pid, cid, file, ordinal, printed, stamp in rows
         }
 
@@ -380,7 +381,7 @@ class PostgresLedger(IdentityLedger):
         wanted = [
             str(pid)
             for pid, file, stamp in scan
-            if pid not in present and where(str(file or ""), stamp)
+            if pid not in present and where(str(file or ""), own(stamp, self.member))
         ]
         if not wanted:
             return []
@@ -484,7 +485,7 @@ class PostgresLedger(IdentityLedger):
                 "print": print_,
                 "file": file,
                 "ordinal": ordinal,
-                "stamp": stamp,
+                "stamp": marked(stamp, self.member),
             },
         )
 
@@ -495,5 +496,5 @@ class PostgresLedger(IdentityLedger):
             return
         self._write(
             f"UPDATE {P}papers SET file = %s, ordinal = %s, stamp = %s WHERE id = %s",
-            (file, ordinal, stamp, paper_id),
+            (file, ordinal, marked(stamp, self.member), paper_id),
         )

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -39,6 +40,7 @@ class Shared(Protocol):
 
     folder: Path
     instance: str | None
+    member: str
 
     def transaction(self) -> AbstractContextManager[None]: ...
 
@@ -178,7 +180,16 @@ def _merge(
         ledger._write(
             f"INSERT INTO {P}papers VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (id) DO NOTHING",
-            (pid, server.keys[pid], created, cid, print_, file, ordinal, place),
+            (
+                pid,
+                server.keys[pid],
+                created,
+                cid,
+                print_,
+                file,
+                ordinal,
+                marked(place, ledger.member),
+            ),
         )
     now = server.keys.get(target, "")
     for alias in {pid, *mine}:
@@ -212,12 +223,58 @@ def _free(key: str, held: set[str]) -> str:
     return key + key_suffix(n)
 
 
+# --- whose place -------------------------------------------------------------------------------
+#
+# A paper's place (file, ordinal, stamp) is where a member last saw it. An edit continues a
+# paper only if the paper may have left this corpus: its last file is one of this corpus, gone,
+# or changed (``assign.Identities._may_have_left``). A file that stands unchanged elsewhere means
+# another corpus of the same member; a colleague's file on a machine both use (a lab server)
+# means nothing of the kind. So the server keeps each stamp marked with the data folder that
+# noted it, and a place another member noted has no stamp here (``own``): the paper may have
+# left it.
+
+
+def member_of(folder: Path) -> str:
+    """The mark of this data folder among the team's members, made once, kept in team.json
+    ("" where the folder cannot be written: places are then noted unmarked, as before marks)."""
+    team = read_team(folder)
+    if not team["member"]:
+        team["member"] = uuid.uuid4().hex[:16]
+        try:
+            write_team(folder, team)
+        except OSError:
+            return ""
+    return str(team["member"])
+
+
+def marked(stamp: str | None, member: str) -> str | None:
+    """A stamp as the server keeps it: with the member who noted it."""
+    return f"{stamp}@{member}" if stamp and member else stamp
+
+
+def bare(stamp: str | None) -> str | None:
+    """A stamp without its mark: whoever noted a place, a member who sees the paper in the same
+    file, unchanged, at the same ordinal, notes nothing."""
+    return stamp.rpartition("@")[0] if stamp and "@" in stamp else stamp
+
+
+def own(stamp: str | None, member: str) -> str | None:
+    """A stamp as the search for an edit's paper reads it: this member's (or one from before
+    marks) without its mark; None for another member's, as for a place whose stamp is unknown:
+    the paper may have left it."""
+    if not stamp or "@" not in stamp:
+        return stamp
+    bare, _, who = stamp.rpartition("@")
+    return bare if who == member else None
+
+
 # --- team.json ----------------------------------------------------------------------------------
 
 
 def read_team(folder: Path) -> dict[str, Any]:
     """``imported``: the server ledgers this data folder's ledger went into; ``changes``: the
-    keys that changed for the member then, until ``rlpapers keys`` listed them."""
+    keys that changed for the member then, until ``rlpapers keys`` listed them; ``member``:
+    the mark of the places this data folder notes (``member_of``), "" until it noted one."""
     path = folder / TEAM_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -229,7 +286,8 @@ def read_team(folder: Path) -> dict[str, Any]:
         raise LedgerError(f"{path} is not what rlpapers wrote: move it away")
     imported = data.get("imported") or []
     changes = data.get("changes") or []
-    return {"imported": list(imported), "changes": list(changes)}
+    member = data.get("member") if isinstance(data.get("member"), str) else ""
+    return {"imported": list(imported), "changes": list(changes), "member": member}
 
 
 def write_team(folder: Path, team: dict[str, Any]) -> None:
