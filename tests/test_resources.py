@@ -191,6 +191,23 @@ def test_an_endless_ids_list_is_exit_2_in_bounded_memory():
         assert result.stderr.endswith(":1: a NUL byte: not a text list of ids or keys\n")
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_an_endless_text_for_similar_is_exit_2_in_bounded_memory(tmp_path):
+    """``similar --text -`` reads stdin only as far as the longest text it takes can reach (it
+    read an endless stream until memory ran out: 24 GB on a machine without a limit)."""
+    with open("/dev/zero", "rb") as source:
+        result = _under_memory_limit(1 << 30, "similar", "--text", "-", stdin=source)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        "error: <stdin>: the text is longer than 30,000 characters, the most --text takes\n"
+    )  # was "not enough memory for this run", after reading a gigabyte
+    longest = tmp_path / "longest.txt"
+    longest.write_text("policy " * 4285, encoding="utf-32")  # 29,995 characters, 119,984 bytes
+    with longest.open("rb") as source:
+        result = _cli("similar", "--text", "-", "-n", "1", stdin=source)
+    assert result.returncode == 0, result.stderr  # the longest text there is: read whole
+
+
 def test_a_20mb_line_is_refused_quoting_only_its_start(tmp_path):
     listing = tmp_path / "ids.txt"
     listing.write_bytes(b"qerl\n" + b"x" * 20_000_000 + b"\n")
@@ -217,7 +234,10 @@ def test_a_utf32_ids_list_with_a_bom_is_read(tmp_path):
 
 
 @posix_only
-@pytest.mark.parametrize("args", [["show", "-"], ["export", "--ids", "-"], ["parse", "-"]])
+@pytest.mark.parametrize(
+    "args",
+    [["show", "-"], ["export", "--ids", "-"], ["parse", "-"], ["similar", "--text", "-"]],
+)
 def test_a_closed_stdin_is_exit_2(args):
     result = _cli(*args, stdin=None, preexec_fn=lambda: os.close(0))
     assert result.returncode == 2, result.stderr  # was AttributeError, exit 70
