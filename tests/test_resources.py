@@ -416,6 +416,34 @@ def test_wildcards_and_fuzzy_terms_that_read_too_much_of_the_index_are_refused(t
     assert budget.MAX_READ == 400_000
 
 
+def test_a_phrase_repeating_a_word_more_than_any_paper_does_is_answered_without_reading_it(
+    tmp_path,
+):
+    """Whoosh's phrase matcher reads every paper holding all the phrase's words, at a cost that
+    grows with the phrase: "learning learning …" 1,000 times took 7 s over 3,000 papers. A
+    phrase that says a word more times than any paper holds it matches nothing, and the index
+    keeps with each word the most times one paper holds it."""
+    from rlpapers import Library
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    blocks = [
+        f"Paper {i} on learning: learning to learn, learning fast, learning more, learning well, "
+        f"with word{i} and the policy policy gradient."
+        for i in range(600)
+    ]
+    (corpus / "many.txt").write_text("Synthetic\n\n" + "\n\n".join(blocks) + "\n")
+    with Library([corpus], index_dir=tmp_path / "index") as lib:
+        assert lib.count("policy") == 600
+        start = cpu_seconds()
+        assert lib.search('"' + " ".join(["learning"] * 3000) + '"') == []
+        assert lib.search('abstract:"' + "policy " * 1000 + 'gradient"') == []
+        assert cpu_seconds() - start < 2  # was 10 s
+        # a word said as many times as a paper holds it still matches
+        assert len(lib.search('"policy policy gradient"', limit=None)) == 600
+        assert len(lib.search('"word7 and the policy policy"', limit=None)) == 1
+
+
 # --- sentence vectors -----------------------------------------------------------------------------
 
 
