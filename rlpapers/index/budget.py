@@ -1,6 +1,7 @@
 """The expansion budget: a query's wildcards, ranges and fuzzy terms may stand for at most
 ``querylang.MAX_EXPANSIONS`` words in all, each one a term to score, and may read at most
-``MAX_READ`` words of the index to find them."""
+``MAX_READ`` words of the index to find them. The phrase budget: a query's phrases may read the
+word positions of at most ``MAX_PHRASE_READS`` documents."""
 
 from __future__ import annotations
 
@@ -15,6 +16,32 @@ from ..querylang import MAX_EXPANSIONS
 #: term those of its first letter, and a search reads them again. 100 leading wildcards that
 #: stood for nothing took 23 s over 3,000 papers, 1,000 fuzzy terms 26 s.
 MAX_READ = 400_000
+
+
+#: Most documents whose word positions the phrases of a query in the query language may read,
+#: each phrase counted by the documents holding its rarest word (all it can read): some 20
+#: microseconds each. 1,400 phrases of two common words took 15 s over 3,000 papers. A plain
+#: query's hyphenated words are scored within the postings budget (``accumulate``) instead.
+MAX_PHRASE_READS = 250_000
+
+
+def check_phrases(parsed: Any, reader: Any, query: str) -> None:
+    """Refuse a query whose phrases would read the positions of more than ``MAX_PHRASE_READS``
+    documents."""
+    from whoosh.query import Phrase
+
+    read = 0
+    for leaf in parsed.leaves():
+        words = [word for word in getattr(leaf, "words", ()) if word is not None]
+        if not isinstance(leaf, Phrase) or len(words) < 2:
+            continue
+        read += min(reader.doc_frequency(leaf.fieldname, word) for word in words)
+        if read > MAX_PHRASE_READS:
+            raise QueryError(
+                f"its phrases would read the word positions of more than {MAX_PHRASE_READS:,} "
+                "papers, the most a query's phrases may read: make them fewer or rarer",
+                query,
+            )
 
 
 class _ReadTooMuch(Exception):
