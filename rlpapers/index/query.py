@@ -48,7 +48,7 @@ def parse(
         parsed = parser.parse(_lowercase_fields(_families(query, lexemes)))
     except Exception as error:  # Whoosh's own complaint, kept short
         raise QueryError(str(error) or type(error).__name__, query, None) from None
-    return _bounded_phrases(_and_not(parsed)), lexemes
+    return _shallow_ands(_bounded_phrases(_and_not(parsed))), lexemes
 
 
 def _reads_as_words(lexemes: Sequence[Lexeme]) -> bool:
@@ -144,6 +144,27 @@ def _and_not(query: Any) -> Any:
     if isinstance(query, AndNot):
         return And([_and_not(query.a), Not(_and_not(query.b))])
     return query.apply(_and_not)
+
+
+#: Most parts of one AND that Whoosh joins itself. It joins them in a tree weighted by how many
+#: documents each part has, like a Huffman code, which parts of very different sizes make as deep
+#: as the AND is long (1,000 common words passed Python's recursion limit); more parts are
+#: joined in ANDs of this many, nested: the same matches, and the same scores (sums).
+AND_FAN_IN = 16
+
+
+def _shallow_ands(query: Any) -> Any:
+    """``query`` with each AND of more than ``AND_FAN_IN`` parts made of nested ANDs."""
+    from whoosh.query import And
+
+    query = query.apply(_shallow_ands)
+    if type(query) is not And or len(query.subqueries) <= AND_FAN_IN:
+        return query
+    parts = list(query.subqueries)
+    while len(parts) > AND_FAN_IN:
+        groups = [parts[i : i + AND_FAN_IN] for i in range(0, len(parts), AND_FAN_IN)]
+        parts = [And(group) if len(group) > 1 else group[0] for group in groups]
+    return And(parts, boost=query.boost)
 
 
 def _bounded_phrases(query: Any) -> Any:
