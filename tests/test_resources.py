@@ -228,6 +228,20 @@ def test_a_20mb_line_is_refused_quoting_only_its_start(tmp_path):
     assert len(result.stderr) < 300 and len(result.stdout.split()) == 1
 
 
+def test_a_long_reference_to_similar_or_the_library_is_quoted_by_its_start():
+    """``similar REF`` quoted a reference it could not find whole: a 100,000-character REF was
+    a 100,000-character error line (``show`` quoted its start already)."""
+    from rlpapers import Library
+    from rlpapers.errors import NotFoundError
+
+    result = run("similar", "z" * 100_000, code=1)
+    assert result.stderr.startswith(f"error: no paper with id or key '{'z' * 59}…'")
+    assert len(result.stderr) < 300
+    with pytest.raises(NotFoundError) as caught:
+        Library([SEEDS]).get("qerl" * 25_000)
+    assert len(str(caught.value)) < 300
+
+
 def test_a_utf32_ids_list_with_a_bom_is_read(tmp_path):
     listing = tmp_path / "ids.txt"
     listing.write_text("qerl\r\npcl\r\n", encoding="utf-32")
