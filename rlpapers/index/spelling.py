@@ -7,7 +7,6 @@ import re
 
 from ..querylang import lex
 
-
 #: Most words of a query that gets a suggestion. Each unknown word is compared with the
 #: vocabulary (5,000 took 19 to 52 s over 3,000 papers), and the suggestion is the query again:
 #: a pasted paragraph gets none.
