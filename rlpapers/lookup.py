@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 
 from .errors import NotFoundError
 from .model import Paper
+from .refs import shown
 
 MIN_PREFIX = 4
 SUGGEST_FOR = 20  # unknown references that get a did-you-mean; the rest are only counted
@@ -49,11 +50,11 @@ class Lookup:
         if paper is None and len(low) >= MIN_PREFIX:
             found = self.by_prefix(low)
             if len(found) > 1:
-                raise NotFoundError(f"{ref!r} is ambiguous: it starts more than one id")
+                raise NotFoundError(f"{shown(ref)!r} is ambiguous: it starts more than one id")
             paper = found[0] if found else None
         paper = paper or self.by_former(ref)
-        if paper is None:
-            raise NotFoundError(not_found_message(ref, self.suggest(ref)))
+        if paper is None:  # quoted by its start: a reference may be a pasted page
+            raise NotFoundError(not_found_message(shown(ref), self.suggest(ref)))
         return paper
 
     def suggest(self, ref: str) -> str | None:

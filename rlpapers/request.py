@@ -10,6 +10,7 @@ which brings Whoosh) is imported only when a request is made.
 
 from __future__ import annotations
 
+import sys
 from copy import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -51,6 +52,8 @@ class SearchRequest:
         check_rerank(self.rerank)
         if self.limit is not None and self.limit < 0:
             raise ValueError(f"limit must be None or at least 0, not {self.limit}")
+        if self.limit is not None and self.limit >= sys.maxsize:  # past any count: all of them
+            object.__setattr__(self, "limit", None)
         if self.mode not in SEARCH_MODES:
             raise InputError(
                 f"unknown search mode {self.mode!r} (use one of: {', '.join(SEARCH_MODES)})"

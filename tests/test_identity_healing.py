@@ -292,6 +292,10 @@ GARBLED_LEDGER = {
     "a key that is no citation key": "UPDATE papers SET key = 'a b}' WHERE rowid = 1",
     "an id that is bytes": "UPDATE ids SET id = X'00ff' WHERE rowid = 2",
     "an empty id": "UPDATE ids SET id = '' WHERE rowid = 2",
+    "a paper's id garbled (its content ids name an id no paper has)": (
+        "UPDATE papers SET id = 'zzzzzzzzzz' WHERE rowid = 1"
+    ),
+    "a paper's row gone (its content ids left)": "DELETE FROM papers WHERE rowid = 1",
 }
 
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -191,6 +192,23 @@ def test_an_endless_ids_list_is_exit_2_in_bounded_memory():
         assert result.stderr.endswith(":1: a NUL byte: not a text list of ids or keys\n")
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_an_endless_text_for_similar_is_exit_2_in_bounded_memory(tmp_path):
+    """``similar --text -`` reads stdin only as far as the longest text it takes can reach (it
+    read an endless stream until memory ran out: 24 GB on a machine without a limit)."""
+    with open("/dev/zero", "rb") as source:
+        result = _under_memory_limit(1 << 30, "similar", "--text", "-", stdin=source)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        "error: <stdin>: the text is longer than 30,000 characters, the most --text takes\n"
+    )  # was "not enough memory for this run", after reading a gigabyte
+    longest = tmp_path / "longest.txt"
+    longest.write_text("policy " * 4285, encoding="utf-32")  # 29,995 characters, 119,984 bytes
+    with longest.open("rb") as source:
+        result = _cli("similar", "--text", "-", "-n", "1", stdin=source)
+    assert result.returncode == 0, result.stderr  # the longest text there is: read whole
+
+
 def test_a_20mb_line_is_refused_quoting_only_its_start(tmp_path):
     listing = tmp_path / "ids.txt"
     listing.write_bytes(b"qerl\n" + b"x" * 20_000_000 + b"\n")
@@ -210,6 +228,20 @@ def test_a_20mb_line_is_refused_quoting_only_its_start(tmp_path):
     assert len(result.stderr) < 300 and len(result.stdout.split()) == 1
 
 
+def test_a_long_reference_to_similar_or_the_library_is_quoted_by_its_start():
+    """``similar REF`` quoted a reference it could not find whole: a 100,000-character REF was
+    a 100,000-character error line (``show`` quoted its start already)."""
+    from rlpapers import Library
+    from rlpapers.errors import NotFoundError
+
+    result = run("similar", "z" * 100_000, code=1)
+    assert result.stderr.startswith(f"error: no paper with id or key '{'z' * 59}…'")
+    assert len(result.stderr) < 300
+    with pytest.raises(NotFoundError) as caught:
+        Library([SEEDS]).get("qerl" * 25_000)
+    assert len(str(caught.value)) < 300
+
+
 def test_a_utf32_ids_list_with_a_bom_is_read(tmp_path):
     listing = tmp_path / "ids.txt"
     listing.write_text("qerl\r\npcl\r\n", encoding="utf-32")
@@ -217,7 +249,10 @@ def test_a_utf32_ids_list_with_a_bom_is_read(tmp_path):
 
 
 @posix_only
-@pytest.mark.parametrize("args", [["show", "-"], ["export", "--ids", "-"], ["parse", "-"]])
+@pytest.mark.parametrize(
+    "args",
+    [["show", "-"], ["export", "--ids", "-"], ["parse", "-"], ["similar", "--text", "-"]],
+)
 def test_a_closed_stdin_is_exit_2(args):
     result = _cli(*args, stdin=None, preexec_fn=lambda: os.close(0))
     assert result.returncode == 2, result.stderr  # was AttributeError, exit 70
@@ -369,6 +404,165 @@ def test_the_wildcard_budget_is_named_when_no_one_term_exceeds_it(tmp_path):
         "words, the most the wildcards, ranges and fuzzy terms of a query may stand for: "
         "make them more specific\n"
     )  # was "'w0*' matches more than 1,000 words", as if the budget were its own
+
+
+def test_wildcards_and_fuzzy_terms_that_read_too_much_of_the_index_are_refused(tmp_path):
+    """A wildcard without a leading letter reads every word of each field it is looked up in,
+    and a fuzzy term those of its first letter, however few words they stand for: 100 leading
+    wildcards that stood for no word took 23 s over 3,000 papers, 1,000 fuzzy terms 26 s (a
+    30,000-character query of them, many minutes)."""
+    from rlpapers.index import budget
+
+    from .test_reliability import _many_words_corpus
+
+    corpus = _many_words_corpus(tmp_path / "corpus", 20_000)  # w00000 … w19999
+    assert run("-c", corpus, "search", "*9999", "-f", "ids").stdout  # one is a query
+    start = cpu_seconds()
+    result = run("-c", corpus, "search", " ".join(f"*q{i}" for i in range(100)), code=2)
+    assert result.stderr == (
+        "error: invalid query at character 76: '*q0', '*q1', '*q2', '*q3', '*q4' and "
+        "13 other terms read more than 400,000 words of the index to find what they match, the "
+        "most the wildcards, ranges and fuzzy terms of a query may read: give them more leading "
+        "letters, or fewer of them\n"
+    )
+    fuzzy = " ".join(f"w{i:05d}q~" for i in range(3000))
+    assert "read more than 400,000 words" in run("-c", corpus, "search", fuzzy, code=2).stderr
+    assert cpu_seconds() - start < 8  # the two refusals: the budget bounds the reading
+    assert budget.MAX_READ == 400_000
+
+
+def test_a_phrase_repeating_a_word_more_than_any_paper_does_is_answered_without_reading_it(
+    tmp_path,
+):
+    """Whoosh's phrase matcher reads every paper holding all the phrase's words, at a cost that
+    grows with the phrase: "learning learning …" 1,000 times took 7 s over 3,000 papers. A
+    phrase that says a word more times than any paper holds it matches nothing, and the index
+    keeps with each word the most times one paper holds it."""
+    from rlpapers import Library
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    blocks = [
+        f"Paper {i} on learning: learning to learn, learning fast, learning more, learning well, "
+        f"with word{i} and the policy policy gradient."
+        for i in range(600)
+    ]
+    (corpus / "many.txt").write_text("Synthetic\n\n" + "\n\n".join(blocks) + "\n")
+    with Library([corpus], index_dir=tmp_path / "index") as lib:
+        assert lib.count("policy") == 600
+        start = cpu_seconds()
+        assert lib.search('"' + " ".join(["learning"] * 3000) + '"') == []
+        assert lib.search('abstract:"' + "policy " * 1000 + 'gradient"') == []
+        assert cpu_seconds() - start < 2  # was 10 s
+        # a word said as many times as a paper holds it still matches
+        assert len(lib.search('"policy policy gradient"', limit=None)) == 600
+        assert len(lib.search('"word7 and the policy policy"', limit=None)) == 1
+
+
+def test_phrases_that_would_read_too_many_papers_positions_are_refused(tmp_path):
+    """Each quoted phrase reads the word positions of every paper holding all its words: 1,400
+    phrases of two common words ("that with" "that this" …, a 30,000-character query) took 15 s
+    over 3,000 papers. A query's phrases may read at most 250,000 papers' positions, each phrase
+    counted by the papers holding its rarest word."""
+    from rlpapers import Library, QueryError
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    words = [f"c{i:02d}" for i in range(40)]
+    blocks = [f"Paper {i}: " + " ".join(words) + f" word{i}." for i in range(600)]
+    (corpus / "many.txt").write_text("Synthetic\n\n" + "\n\n".join(blocks) + "\n")
+    pairs = [f'"{a} {b}"' for a in words for b in words if a != b][:1400]  # 16,800 characters
+    with Library([corpus], index_dir=tmp_path / "index") as lib:
+        start = cpu_seconds()
+        with pytest.raises(QueryError, match="phrases .* read the word positions of more than"):
+            lib.search(" ".join(pairs))
+        assert cpu_seconds() - start < 2  # was 12 s
+        assert len(lib.search(" ".join(pairs[:20]), limit=None)) == 600
+        assert len(lib.search('"c01 c02" OR "c03 c04"', limit=None)) == 600
+
+
+def test_a_thousand_words_joined_by_and_are_a_query_not_a_damaged_index(tmp_path):
+    """Whoosh joins the parts of an AND in a tree weighted by how many papers each part has,
+    like a Huffman code: words of very different frequencies made it as deep as the query is
+    long, and 1,000 common words passed Python's recursion limit. That was taken for a damaged
+    index: rebuilt (12 s over 3,000 papers), then exit 70."""
+    from rlpapers import Library
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    blocks = [  # word k in every (k + 1)-th paper: frequencies spread as in real text
+        f"Paper {i} about " + " ".join(f"w{k}" for k in range(1500) if i % (k + 1) == 0)
+        for i in range(3000)
+    ]
+    (corpus / "many.txt").write_text("Synthetic\n\n" + ".\n\n".join(blocks) + ".\n")
+    words = [f"w{k}" for k in range(1500)]
+    with Library([corpus], index_dir=tmp_path / "index") as lib:
+        for query in (" AND ".join(words), " ".join(f"+{word}" for word in words)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # no "the search index was damaged"
+                assert [hit.paper.title[:13] for hit in lib.search(query)] == ["Paper 0 about"]
+
+
+def test_a_query_of_many_nots_is_refused_and_exclusions_are_one(tmp_path):
+    """Each NOT visits every paper its part does not match: "learning AND NOT zz0 AND NOT zz1 …"
+    with 1,000 NOTs took 10 s over 3,000 papers (1,000 NOTs alone 17 s). A query's NOTs may
+    visit at most 1,000,000 papers in all; ``-word`` exclusions are one NOT however many."""
+    from rlpapers import Library, QueryError
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    blocks = [f"Paper {i} about learning, with word{i} in it." for i in range(3000)]
+    (corpus / "many.txt").write_text("Synthetic\n\n" + "\n\n".join(blocks) + "\n")
+    with Library([corpus], index_dir=tmp_path / "index") as lib:
+        start = cpu_seconds()
+        for query in (
+            "learning AND " + " AND ".join(f"NOT zz{i}" for i in range(500)),
+            " OR ".join(f"NOT word{i}" for i in range(500)),
+        ):
+            with pytest.raises(QueryError, match="its 500 NOTs would visit 1,500,000 papers"):
+                lib.search(query)
+        assert cpu_seconds() - start < 3  # was 8 s; what is left is Whoosh's parse
+        exclusions = "learning " + " ".join(f"-word{i}" for i in range(2000))
+        assert len(lib.search(exclusions, limit=None)) == 1000
+        assert len(lib.search("learning AND NOT word1 AND NOT word2", limit=None)) == 2998
+
+
+def test_a_long_query_in_the_query_language_is_parsed_in_linear_time():
+    """Whoosh's hash of an OR xors its parts' hashes, so a word's hash cancelled out of the OR of
+    its six fields: every word had one hash, and the parser's removal of repeated parts compared
+    each word with all the others (2,000 NOTs, 22,000 characters: 4 s; 30,000: 8 s)."""
+    import time
+
+    from rlpapers import Library
+    from rlpapers.index.query import parse
+
+    schema = Library([SEEDS]).index.schema
+    for query in (
+        " OR ".join(f"NOT w{i}" for i in range(2000)),
+        " AND ".join(f"w{i}" for i in range(2000)),
+        " ".join(f"+w{i}" for i in range(3000)),
+    ):
+        start = time.process_time()
+        parse(query, schema)
+        assert time.process_time() - start < 1.5, query[:30]
+
+
+def test_a_long_query_that_finds_nothing_gets_no_spelling_suggestion():
+    """The suggestion for a query that found nothing compared each unknown word with the whole
+    vocabulary: 5,000 unknown words took 19 to 52 s over 3,000 papers, and the suggestion was
+    the whole query again, a 30,000-character note. A query of more than 20 words gets none."""
+    from itertools import product
+
+    from rlpapers import Library
+
+    words = ["p" + "".join(letters) for letters in product("bcdfg", repeat=5)][:3000]
+    lib = Library([SEEDS])
+    start = cpu_seconds()
+    assert lib.suggest(" ".join(words)) is None
+    assert lib.suggest("exploraton " + " ".join(words[:19])) is not None  # 20 words: suggested
+    assert cpu_seconds() - start < 1
+    result = run("search", " ".join(words), code=1)
+    assert result.stderr == "note: no papers match\n"
 
 
 # --- sentence vectors -----------------------------------------------------------------------------

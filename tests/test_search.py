@@ -653,7 +653,7 @@ def test_plain_words_are_looked_up_as_whoosh_would_parse_them(lib):
     """``plain_query`` builds what Whoosh's parser makes of plain words (each word in every
     default field, a word of several terms as a phrase), without the parser's cost."""
     from whoosh import qparser
-    from whoosh.query import Term
+    from whoosh.query import Phrase, Term
 
     from rlpapers.index.query import parse
     from rlpapers.querylang import DEFAULT_FIELDS, plain_words
@@ -661,9 +661,11 @@ def test_plain_words_are_looked_up_as_whoosh_would_parse_them(lib):
     schema = lib.index.schema
     parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema, group=qparser.OrGroup)
 
-    def uncounted(query):
+    def uncounted(query):  # counted terms as terms, bounded phrases as phrases
         if isinstance(query, Term):
             return Term(query.fieldname, query.text)
+        if isinstance(query, Phrase):
+            return Phrase(query.fieldname, query.words, query.slop, query.boost)
         return query.apply(uncounted)
 
     queries = [*judged.load_judgments(), "off-policy RL for LLMs", "Montezuma's revenge x86_64"]

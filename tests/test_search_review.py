@@ -141,6 +141,28 @@ def test_a_negative_limit_is_a_value_error_not_a_damaged_index(query, tmp_path):
         assert library.search(query, limit=0) == []
 
 
+@pytest.mark.parametrize("query", ["policy gradient", "off-policy", "title:policy"])
+def test_a_limit_past_any_count_is_all_not_a_damaged_index(query, tmp_path):
+    """``search --limit 100000000000000000000000`` failed in ``islice`` (a stop past
+    ``sys.maxsize``), which ``healing`` took for a damaged index: rebuilt, then exit 70."""
+    import sys
+    import warnings
+
+    from rlpapers.errors import IndexNotice
+
+    from .conftest import SEEDS, run
+
+    library = Library(corpus=[SEEDS], index_dir=tmp_path / "ix")
+    every = [hit.paper.id for hit in library.search(query, limit=None)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IndexNotice)
+        for limit in (10**24, sys.maxsize + 1, sys.maxsize, 2**62):
+            assert [hit.paper.id for hit in library.search(query, limit=limit)] == every
+            assert list(library.search_ids(query, limit=limit)) == every
+    result = run("--index-dir", tmp_path / "ix", "search", query, "-f", "ids", "-n", "9" * 24)
+    assert result.stdout.split() == every and result.stderr == ""
+
+
 VOCAB = "alpha beta gamma delta".split()
 
 

@@ -1,7 +1,6 @@
 """Commands that rank papers: ``search`` (by a query) and ``similar`` (like a paper or a
 text)."""
 
-import sys
 from collections.abc import Iterator
 from functools import partial
 from itertools import chain
@@ -12,7 +11,7 @@ import typer
 
 from ..config import SEARCH_MODES, SIMILAR_MODES, SORTS
 from . import render
-from .common import filters_of, fmt_of, library, nothing_found, shown_limit
+from .common import filters_of, fmt_of, library, nothing_found, shown_limit, stdin
 from .errors import report
 from .options import (
     AllOpt,
@@ -127,6 +126,23 @@ def _hits(lib: "Library", request: "SearchRequest", fmt: str) -> "Iterator[Hit] 
     return iter(lib.search(request))
 
 
+def _stdin_text() -> str:
+    """The text of ``--text -``: stdin, read only as far as the longest text taken can reach
+    (an endless stream, ``</dev/zero``, was read until memory ran out)."""
+    from ..errors import InputError
+    from ..parse.text import decode
+    from ..querylang import MAX_QUERY
+    from ..refs import binary
+
+    most = 4 * MAX_QUERY + 4  # UTF-32 and its byte order mark
+    data = binary(stdin()).read(most + 1)
+    if len(data) > most:
+        raise InputError(
+            f"<stdin>: the text is longer than {MAX_QUERY:,} characters, the most --text takes"
+        )
+    return decode(data, "<stdin>")
+
+
 def _nothing_matched(lib: "Library", request: "SearchRequest") -> NoReturn:
     """Exit 1 with a note: the similarity floor for a semantic search, else a spelling
     suggestion where the index has one."""
@@ -197,9 +213,7 @@ def similar(
         raise typer.BadParameter("give a paper (REF) or --text, one of the two")
     if text is not None:
         if text == "-":
-            from ..parse.text import decode
-
-            text = decode(sys.stdin.buffer.read(), "<stdin>")
+            text = _stdin_text()
         hits = library(ctx).similar_text(text, limit, mode=mode)
     else:
         hits = library(ctx).similar(str(ref), limit, mode=mode)

@@ -39,7 +39,7 @@ from ..model import Paper
 from ..querylang import Lexeme, is_plain, plain_words
 from ..store import Store
 from . import accumulate, feedback, memo, stats
-from .budget import check_expansions
+from .budget import check_expansions, check_negations, check_phrases
 from .query import parse
 from .ranking import rerank
 from .schema import BOOSTS
@@ -223,6 +223,9 @@ class Index:
 
         parsed, lexemes = parse(request.query, self.schema, request.lexemes)
         check_expansions(parsed, self.searcher.reader(), request.query)
+        if not is_plain(lexemes):  # a plain query's phrases are scored within a budget
+            check_phrases(parsed, self.searcher.reader(), request.query)
+            check_negations(parsed, self.searcher.reader(), request.query)
         limit, window = request.limit, request.rerank
         phrase = self._phrase_terms(lexemes) if window > 0 else []
         fetch: int | None = None  # every match: filters and other orders need them all

@@ -40,6 +40,7 @@ def parse(
     from whoosh import qparser
 
     parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema, group=qparser.OrGroup)
+    parser.replace_plugin(qparser.MultifieldPlugin(list(DEFAULT_FIELDS), group=_fields_group()))
     parser.add_plugin(_fuzzy_plugin())
     parser.add_plugin(qparser.FieldAliasPlugin(ALIASES))
     parser.add_plugin(_signs())
@@ -48,7 +49,7 @@ def parse(
         parsed = parser.parse(_lowercase_fields(_families(query, lexemes)))
     except Exception as error:  # Whoosh's own complaint, kept short
         raise QueryError(str(error) or type(error).__name__, query, None) from None
-    return _and_not(parsed), lexemes
+    return _shallow_ands(_bounded_phrases(_and_not(parsed))), lexemes
 
 
 def _reads_as_words(lexemes: Sequence[Lexeme]) -> bool:
@@ -67,7 +68,9 @@ def plain_query(words: list[str], schema: Any) -> Any:
     1.6 s for a 3,000-word paragraph): the query the parser makes for them, each word looked
     up in every default field (a word its field analyses into several terms, ``off-policy``,
     as a phrase), with how often the words repeat each term (``ranking.query_weight``)."""
-    from whoosh.query import NullQuery, Or, Phrase, Term
+    from whoosh.query import NullQuery, Or, Term
+
+    phrase = _bounded_phrase_class()
 
     counts: dict[tuple[str, tuple[str, ...]], int] = {}
     analysed: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -83,7 +86,7 @@ def plain_query(words: list[str], schema: Any) -> Any:
     subqueries = [
         (Term(field, terms[0]) if times == 1 else CountedTerm(field, terms[0], times))
         if len(terms) == 1
-        else Phrase(field, list(terms))
+        else phrase(field, list(terms))
         for (field, terms), times in counts.items()
     ]
     if not subqueries:
@@ -144,6 +147,72 @@ def _and_not(query: Any) -> Any:
     return query.apply(_and_not)
 
 
+#: Most parts of one AND that Whoosh joins itself. It joins them in a tree weighted by how many
+#: documents each part has, like a Huffman code, which parts of very different sizes make as deep
+#: as the AND is long (1,000 common words passed Python's recursion limit); more parts are
+#: joined in ANDs of this many, nested: the same matches, and the same scores (sums).
+AND_FAN_IN = 16
+
+
+def _shallow_ands(query: Any) -> Any:
+    """``query`` with each AND of more than ``AND_FAN_IN`` parts made of nested ANDs."""
+    from whoosh.query import And
+
+    query = query.apply(_shallow_ands)
+    if type(query) is not And or len(query.subqueries) <= AND_FAN_IN:
+        return query
+    parts = list(query.subqueries)
+    while len(parts) > AND_FAN_IN:
+        groups = [parts[i : i + AND_FAN_IN] for i in range(0, len(parts), AND_FAN_IN)]
+        parts = [And(group) if len(group) > 1 else group[0] for group in groups]
+    return And(parts, boost=query.boost)
+
+
+def _bounded_phrases(query: Any) -> Any:
+    """``query`` with each of its phrases a ``BoundedPhrase``."""
+    from whoosh.query import Phrase
+
+    if type(query) is Phrase:
+        bounded = _bounded_phrase_class()
+        return bounded(query.fieldname, query.words, query.slop, query.boost, query.char_ranges)
+    return query.apply(_bounded_phrases)
+
+
+@cache
+def _bounded_phrase_class() -> Any:
+    from whoosh import matching
+    from whoosh.query import Phrase
+
+    class BoundedPhrase(Phrase):
+        """A phrase that matches nothing, without reading a posting, where it says a word more
+        times than any document of its field holds it (the index keeps that most with each
+        word). Whoosh's matcher reads every document holding all the phrase's words, at a cost
+        growing with the phrase: "learning learning …" 1,000 times took 7 s at 3,000 papers."""
+
+        def matcher(self, searcher: Any, context: Any = None) -> Any:
+            if not _can_repeat(self, searcher):
+                return matching.NullMatcher()
+            return super().matcher(searcher, context)
+
+    return BoundedPhrase
+
+
+def _can_repeat(phrase: Any, searcher: Any) -> bool:
+    """Whether some document of the phrase's field holds each word of the phrase as many times
+    as the phrase says it (a word's weight in a document is its count times the field's boost)."""
+    from collections import Counter
+
+    if phrase.fieldname not in searcher.schema:
+        return True  # Whoosh's matcher answers that
+    reader = searcher.reader()
+    boost = searcher.schema[phrase.fieldname].format.field_boost or 1.0
+    for word, times in Counter(phrase.words).items():
+        if times > 1 and word is not None and (phrase.fieldname, word) in reader:
+            if reader.term_info(phrase.fieldname, word).max_weight() < times * boost - 1e-6:
+                return False
+    return True
+
+
 def _without_stop_words(query: str, lexemes: Sequence[Lexeme]) -> tuple[str, Sequence[Lexeme]]:
     """A plain query without its function words (``ranking.QUERY_STOP_WORDS``), if any remain:
     the words kept, joined by spaces, with their lexemes placed in that text (as ``lex`` would
@@ -168,8 +237,8 @@ def _signs() -> Any:
 
     class Signs(PlusMinusPlugin):
         def do_plusminus(self, parser: Any, group: Any) -> Any:
-            for i, node in enumerate(group):
-                if isinstance(node, syntax.GroupNode):
+            for i, node in enumerate(group):  # a word's fields hold no sign: kept as they are
+                if isinstance(node, syntax.GroupNode) and not isinstance(node, _fields_group()):
                     group[i] = self.do_plusminus(parser, node)
             return super().do_plusminus(parser, group)
 
@@ -184,6 +253,25 @@ def _families(query: str, lexemes: Sequence[Lexeme]) -> str:
             end = lexeme.pos + len(lexeme.text)
             query = query[: lexeme.pos] + found.group(1) + query[end:]
     return query
+
+
+@cache
+def _fields_group() -> Any:
+    """The parser's group for a word looked up in every default field: an OR whose hash tells
+    one word from another. Whoosh's hash of an OR xors its parts' hashes, and a word's hash
+    cancels out of an even number of fields: every word's OR had one hash, and the parser's
+    removal of repeated parts compared each with all the others (2,000 NOTs: 4 s)."""
+    from whoosh.qparser import syntax
+    from whoosh.query import Or
+
+    class FieldsOr(Or):
+        def __hash__(self) -> int:
+            return hash((type(self).__name__, self.boost, tuple(self.subqueries)))
+
+    class FieldsGroup(syntax.OrGroup):
+        qclass = FieldsOr
+
+    return FieldsGroup
 
 
 @cache

@@ -7,13 +7,21 @@ import re
 
 from ..querylang import lex
 
+#: Most words of a query that gets a suggestion. Each unknown word is compared with the
+#: vocabulary (5,000 took 19 to 52 s over 3,000 papers), and the suggestion is the query again:
+#: a pasted paragraph gets none.
+MAX_WORDS = 20
+
 
 def suggest(query: str, vocab: dict[str, int]) -> str | None:
     """``query`` with unknown words replaced by the closest words of ``vocab`` (word -> count),
-    or None when no word changed."""
+    or None when no word changed or the query has more than ``MAX_WORDS`` words."""
     changed = False
     out = query
-    for lexeme in reversed([lx for lx in lex(query) if lx.kind == "word"]):
+    words = [lx for lx in lex(query) if lx.kind == "word"]
+    if len(words) > MAX_WORDS:
+        return None
+    for lexeme in reversed(words):
         word = lexeme.text.lower()
         if not re.fullmatch(r"[a-z][a-z\-']{2,}", word) or word in vocab:
             continue

@@ -128,7 +128,10 @@ class Identities(Joining):
             pins = [(ids[cid], override) for cid, override in pinned if cid in ids]
             first = [cid for cid in [*new, *split] if cid not in joined]
             changes = self._overrides(overrides, ids, bases, first, pins)
-        return Identity(own, self.ledger.keys_of(set(own.values())), changes, joined=joined)
+        keys = self.ledger.keys_of(set(own.values()))
+        if lost := sorted(set(own.values()) - keys.keys()):  # its ids row names no paper row
+            raise self.ledger.damaged(f"paper {lost[0]} is in table ids but not in table papers")
+        return Identity(own, keys, changes, joined=joined)
 
     def _edits_of(
         self, new: list[str], present: set[str], known: dict[str, str], biblio: set[str]

@@ -29,6 +29,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
+from ...errors import LedgerError
 from ...keys import key_suffix
 from ..identity import Version
 
@@ -71,6 +72,10 @@ class IdentityLedger(ABC):
     @abstractmethod
     def reporting_damage(self) -> AbstractContextManager[None]:
         """Errors met inside the ledger as ``LedgerError`` naming the ledger."""
+
+    def damaged(self, why: str) -> LedgerError:
+        """The error for damage found in the ledger's rows (``why``), naming the ledger."""
+        return LedgerError(f"{self.where} is damaged ({why})")
 
     # --- reading ------------------------------------------------------------------------------
 

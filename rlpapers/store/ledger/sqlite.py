@@ -98,19 +98,19 @@ class SqliteLedger(IdentityLedger):
             if not present:
                 _create(folder, self.path)
             elif "" not in present:
-                raise self._damaged(f"{FILE_NAME} is missing beside {FILE_NAME}{present[0]}")
+                raise self.damaged(f"{FILE_NAME} is missing beside {FILE_NAME}{present[0]}")
             elif self.path.stat().st_size == 0:
-                raise self._damaged("the file is empty")
+                raise self.damaged("the file is empty")
             self.con = connect(self.path, APP_ID, VERSION, SCHEMA, upgrades=UPGRADES, create=False)
             self.con.execute("SELECT count(*) FROM papers").fetchone()
         except NotOurs as error:
-            raise self._damaged(f"it is not an rlpapers ledger of this version ({error})") from None
+            raise self.damaged(f"it is not an rlpapers ledger of this version ({error})") from None
         except sqlite3.DatabaseError as error:
             raise self._error(error) from None
         except OSError as error:
             raise self._os_error(error) from None
 
-    def _damaged(self, why: str) -> LedgerError:
+    def damaged(self, why: str) -> LedgerError:
         return LedgerError(
             f"the identity ledger {self.path} is damaged ({why}); ids and keys live there, so it "
             "is not replaced: restore it from a backup, or move it away to start a new one "
@@ -143,8 +143,8 @@ class SqliteLedger(IdentityLedger):
                 "a readable and writable folder"
             )
         if self.path.exists() and self.path.stat().st_size == 0:
-            return self._damaged("the file is empty")
-        return self._damaged(str(error))
+            return self.damaged("the file is empty")
+        return self.damaged(str(error))
 
     def _disk_full(self) -> bool:
         """Whether the ledger's disk has (almost) no room: SQLite reports a full disk met while
@@ -214,7 +214,7 @@ class SqliteLedger(IdentityLedger):
         found = self._lookup("papers", "id", "key", list(ids))
         for key in found.values():
             if type(key) is not str or (key and not SAFE_KEY.fullmatch(key)):
-                raise self._damaged(f"{repr(key)[:40]} in table papers is not a citation key")
+                raise self.damaged(f"{repr(key)[:40]} in table papers is not a citation key")
         return found
 
     @_reports_damage
@@ -225,7 +225,7 @@ class SqliteLedger(IdentityLedger):
 
     def _paper_id(self, value: Any, table: str) -> str:
         if type(value) is not str or not value:
-            raise self._damaged(f"a paper id in table {table} is {repr(value)[:40]}, not text")
+            raise self.damaged(f"a paper id in table {table} is {repr(value)[:40]}, not text")
         return value
 
     @_reports_damage
@@ -234,7 +234,7 @@ class SqliteLedger(IdentityLedger):
         found = dict(self.con.execute("SELECT key, id FROM old_keys"))
         for key, pid in found.items():
             if type(key) is not str or not SAFE_KEY.fullmatch(key):
-                raise self._damaged(f"{repr(key)[:40]} in table old_keys is not a citation key")
+                raise self.damaged(f"{repr(key)[:40]} in table old_keys is not a citation key")
             self._paper_id(pid, "old_keys")
         return found
 
@@ -287,7 +287,7 @@ class SqliteLedger(IdentityLedger):
             )
             for pid, file, ordinal, print_ in rows:
                 if type(print_) is not bytes or type(ordinal) not in (int, type(None)):
-                    raise self._damaged(f"the fingerprint of paper {repr(pid)[:40]} is garbled")
+                    raise self.damaged(f"the fingerprint of paper {repr(pid)[:40]} is garbled")
                 out.append(
                     Version(self._paper_id(pid, "papers"), file or "", ordinal or 0, hashes(print_))
                 )
