@@ -568,71 +568,69 @@ def test_a_long_query_that_finds_nothing_gets_no_spelling_suggestion():
 # --- sentence vectors -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", ["nan", "inf", "-inf"])
-def test_a_vector_that_is_not_finite_is_damage_and_embedded_again(tmp_path, bad):
+_DAMAGED_NOTE = (
+    "note: 1 sentence vector was damaged (the wrong length, or values that are not finite "
+    "numbers); dropped, and embedded again by the next search that needs it\n"
+)
+
+
+def _two_topics(tmp_path: Path) -> Path:
+    """A corpus of two small files on two topics, for the sentence vectors (skipped without the
+    semantic extra)."""
     for module in ("numpy", "onnxruntime", "tokenizers"):
         pytest.importorskip(module)
-    import sqlite3
-
-    import numpy as np
-
     from .test_semantic_search import FINANCE, VEHICLES
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "a.txt").write_text(VEHICLES)
     (corpus / "b.txt").write_text(FINANCE)
+    return corpus
+
+
+def _replace_vector(pid: str, damage: Any) -> bytes:
+    """Replace paper ``pid``'s stored vector with ``damage(vector)``; the vector it had."""
+    import sqlite3
+
+    store = next(Path(os.environ["RLPAPERS_INDEX_DIR"]).glob("*/store.db"))
+    with sqlite3.connect(store) as con:
+        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (pid,)).fetchone()
+        con.execute("UPDATE embeddings SET vector = ? WHERE id = ?", (damage(blob), pid))
+    return bytes(blob)
+
+
+def _vector_damaged_then_healed(tmp_path: Path, damage: Any) -> bytes:
+    """A semantic search of two small files; ``damage(blob)`` gives what the first hit's stored
+    vector becomes. The next search notes the damage once, the one after finds what the first
+    found, without a word; the first hit's vector as stored then."""
+    corpus = _two_topics(tmp_path)
     search = ("--corpus", corpus, "search", "automobiles", "--mode", "semantic", "-f", "ids")
     before = run(*search).stdout.split()
-    store = next(Path(os.environ["RLPAPERS_INDEX_DIR"]).glob("*/store.db"))
-    with sqlite3.connect(store) as con:  # one value of the first hit's vector goes bad
-        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (before[0],)).fetchone()
-        vector = np.frombuffer(blob, dtype=np.float16).copy()
-        vector[5] = float(bad)
-        con.execute("UPDATE embeddings SET vector = ? WHERE id = ?", (vector.tobytes(), before[0]))
-    noticed = run(*search)
-    assert noticed.stderr == (
-        "note: 1 sentence vector was damaged (the wrong length, or values that are not finite "
-        "numbers); dropped, and embedded again by the next search that needs it\n"
-    )  # it was never matched, without a word
+    _replace_vector(before[0], damage)
+    assert run(*search).stderr == _DAMAGED_NOTE  # it was never matched, without a word
     healed = run(*search)
     assert healed.stderr == "" and healed.stdout.split() == before
-    with sqlite3.connect(store) as con:
-        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (before[0],)).fetchone()
-    assert np.isfinite(np.frombuffer(blob, dtype=np.float16)).all()
+    return _replace_vector(before[0], lambda blob: blob)
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-inf"])
+def test_a_vector_that_is_not_finite_is_damage_and_embedded_again(tmp_path, bad):
+    np = pytest.importorskip("numpy")
+
+    def one_value_bad(blob: bytes) -> bytes:
+        vector = np.frombuffer(blob, dtype=np.float16).copy()
+        vector[5] = float(bad)
+        return bytes(vector.tobytes())
+
+    healed = _vector_damaged_then_healed(tmp_path, one_value_bad)
+    assert np.isfinite(np.frombuffer(healed, dtype=np.float16)).all()
 
 
 @pytest.mark.parametrize("size", [0, 2, 100, 101, 770])
 def test_a_vector_of_the_wrong_length_is_damage_and_embedded_again(tmp_path, size):
     """A stored vector cut short or grown (a faulty disk, a hand): it was exit 70 on every
     search (numpy could not fit it in its row), or, of one value, that value in every place."""
-    for module in ("numpy", "onnxruntime", "tokenizers"):
-        pytest.importorskip(module)
-    import sqlite3
-
-    from .test_semantic_search import FINANCE, VEHICLES
-
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "a.txt").write_text(VEHICLES)
-    (corpus / "b.txt").write_text(FINANCE)
-    search = ("--corpus", corpus, "search", "automobiles", "--mode", "semantic", "-f", "ids")
-    before = run(*search).stdout.split()
-    store = next(Path(os.environ["RLPAPERS_INDEX_DIR"]).glob("*/store.db"))
-    with sqlite3.connect(store) as con:
-        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (before[0],)).fetchone()
-        bad = (blob * 2)[:size]
-        con.execute("UPDATE embeddings SET vector = ? WHERE id = ?", (bad, before[0]))
-    noticed = run(*search)
-    assert noticed.stderr == (
-        "note: 1 sentence vector was damaged (the wrong length, or values that are not finite "
-        "numbers); dropped, and embedded again by the next search that needs it\n"
-    )
-    healed = run(*search)
-    assert healed.stderr == "" and healed.stdout.split() == before
-    with sqlite3.connect(store) as con:
-        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (before[0],)).fetchone()
-    assert len(blob) == 768
+    assert len(_vector_damaged_then_healed(tmp_path, lambda blob: (blob * 2)[:size])) == 768
 
 
 @pytest.mark.parametrize("mode", ["semantic", "hybrid"])
@@ -640,31 +638,20 @@ def test_a_vector_of_the_wrong_length_is_damage_and_embedded_again(tmp_path, siz
 def test_similar_to_a_paper_whose_vector_is_damaged_embeds_it_again_at_once(tmp_path, mode, bad):
     """The paper's own vector dropped as damage on the way: it was "no similar papers", exit 1
     (semantic), or the words alone (hybrid), until the next run."""
-    for module in ("numpy", "onnxruntime", "tokenizers"):
-        pytest.importorskip(module)
-    import sqlite3
-
-    import numpy as np
-
-    from .test_semantic_search import FINANCE, VEHICLES
-
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "a.txt").write_text(VEHICLES)
-    (corpus / "b.txt").write_text(FINANCE)
+    np = pytest.importorskip("numpy")
+    corpus = _two_topics(tmp_path)
     first = run("--corpus", corpus, "list", "-f", "ids").stdout.split()[0]
     similar = ("--corpus", corpus, "similar", first, "--mode", mode, "-f", "ids", "--scores")
     before = run(*similar).stdout
-    store = next(Path(os.environ["RLPAPERS_INDEX_DIR"]).glob("*/store.db"))
-    with sqlite3.connect(store) as con:
-        (blob,) = con.execute("SELECT vector FROM embeddings WHERE id = ?", (first,)).fetchone()
+
+    def damaged(blob: bytes) -> bytes:
         vector = np.frombuffer(blob, dtype=np.float16).copy()
         vector[5] = float("nan")
-        bad_blob = vector.tobytes() if bad == "nan" else blob[:100]
-        con.execute("UPDATE embeddings SET vector = ? WHERE id = ?", (bad_blob, first))
+        return bytes(vector.tobytes()) if bad == "nan" else blob[:100]
+
+    _replace_vector(first, damaged)
     noticed = run(*similar)
-    assert noticed.stderr.startswith("note: 1 sentence vector was damaged")
-    assert noticed.stdout == before
+    assert noticed.stderr == _DAMAGED_NOTE and noticed.stdout == before
     assert run(*similar).stderr == ""
 
 
