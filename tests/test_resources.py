@@ -427,7 +427,7 @@ def test_wildcards_and_fuzzy_terms_that_read_too_much_of_the_index_are_refused(t
     )
     fuzzy = " ".join(f"w{i:05d}q~" for i in range(3000))
     assert "read more than 400,000 words" in run("-c", corpus, "search", fuzzy, code=2).stderr
-    assert cpu_seconds() - start < 8  # the two refusals: the budget bounds the reading
+    assert cpu_seconds() - start < 20  # the two refusals (49 s before the budget): bounded
     assert budget.MAX_READ == 400_000
 
 
@@ -453,7 +453,7 @@ def test_a_phrase_repeating_a_word_more_than_any_paper_does_is_answered_without_
         start = cpu_seconds()
         assert lib.search('"' + " ".join(["learning"] * 3000) + '"') == []
         assert lib.search('abstract:"' + "policy " * 1000 + 'gradient"') == []
-        assert cpu_seconds() - start < 2  # was 10 s
+        assert cpu_seconds() - start < 6  # was 10 s
         # a word said as many times as a paper holds it still matches
         assert len(lib.search('"policy policy gradient"', limit=None)) == 600
         assert len(lib.search('"word7 and the policy policy"', limit=None)) == 1
@@ -476,7 +476,7 @@ def test_phrases_that_would_read_too_many_papers_positions_are_refused(tmp_path)
         start = cpu_seconds()
         with pytest.raises(QueryError, match="phrases .* read the word positions of more than"):
             lib.search(" ".join(pairs))
-        assert cpu_seconds() - start < 2  # was 12 s
+        assert cpu_seconds() - start < 7  # was 12 s
         assert len(lib.search(" ".join(pairs[:20]), limit=None)) == 600
         assert len(lib.search('"c01 c02" OR "c03 c04"', limit=None)) == 600
 
@@ -521,7 +521,7 @@ def test_a_query_of_many_nots_is_refused_and_exclusions_are_one(tmp_path):
         ):
             with pytest.raises(QueryError, match="its 500 NOTs would visit 1,500,000 papers"):
                 lib.search(query)
-        assert cpu_seconds() - start < 3  # was 8 s; what is left is Whoosh's parse
+        assert cpu_seconds() - start < 5  # was 8 s; what is left is Whoosh's parse
         exclusions = "learning " + " ".join(f"-word{i}" for i in range(2000))
         assert len(lib.search(exclusions, limit=None)) == 1000
         assert len(lib.search("learning AND NOT word1 AND NOT word2", limit=None)) == 2998
@@ -560,7 +560,7 @@ def test_a_long_query_that_finds_nothing_gets_no_spelling_suggestion():
     start = cpu_seconds()
     assert lib.suggest(" ".join(words)) is None
     assert lib.suggest("exploraton " + " ".join(words[:19])) is not None  # 20 words: suggested
-    assert cpu_seconds() - start < 1
+    assert cpu_seconds() - start < 3  # 19 to 52 s before
     result = run("search", " ".join(words), code=1)
     assert result.stderr == "note: no papers match\n"
 
