@@ -84,6 +84,24 @@ def test_output_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_pat
 
 
 @posix_only
+@pytest.mark.parametrize("size", [0, 40, 100, 4096])
+def test_a_record_store_that_is_a_symlink_is_never_written_through(tmp_path, size):
+    """``store.db`` replaced by a link to a file elsewhere: SQLite took a file of 100 bytes or
+    less for an empty database and wrote its own through the link. The link goes (with a note),
+    the file it names stays as it was, and the store is rebuilt in the index folder."""
+    index = tmp_path / "index"
+    listed = run("--index-dir", index, "list", "-f", "ids").stdout
+    (store,) = index.glob("*/store.db")
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_bytes(b"x" * size)
+    store.unlink()
+    store.symlink_to(elsewhere)
+    again = run("--index-dir", index, "list", "-f", "ids")
+    assert again.stdout == listed and "was a symbolic link, not followed" in again.stderr
+    assert elsewhere.read_bytes() == b"x" * size and not store.is_symlink()
+
+
+@posix_only
 def test_output_keeps_an_existing_files_mode_and_gives_a_new_file_the_umasks(tmp_path):
     shared = tmp_path / "shared.bib"
     shared.write_text("old\n")

@@ -155,6 +155,8 @@ class Store(Reads):
     def _connect(self, path: Path) -> sqlite3.Connection:
         """Open the store; rebuild it only if it is damaged or not ours. Any other failure (a
         full disk, a read-only file) is reported and the store, with its vectors, is kept."""
+        if path.is_symlink():
+            self._unlink_planted(path)
         try:
             return _open_store(path)
         except (NotOurs, sqlite3.DatabaseError) as error:
@@ -163,6 +165,30 @@ class Store(Reads):
             if not isinstance(error, NotOurs) and not damaged(error):
                 raise IndexFolderError(f"cannot open the record store {path}: {error}") from None
             return self._replace(path, f"the record store {path} was unreadable ({error})")
+
+    def _unlink_planted(self, path: Path) -> None:
+        """Remove a symbolic link found where the store belongs, under the lock: SQLite would
+        write through it, and take a file of a few bytes elsewhere for an empty database of
+        its own (the file it names is left as it is; the store is rebuilt)."""
+        with self._locked_cold():
+            if path.is_symlink():
+                _notice(f"the record store {path} was a symbolic link, not followed")
+                path.unlink()
+
+    @contextmanager
+    def _locked_cold(self) -> Iterator[None]:
+        from filelock import Timeout
+
+        try:
+            self.lock.acquire(timeout=LOCK_WAIT_COLD)
+        except Timeout:
+            raise IndexBusyError(
+                f"another rlpapers process holds the record store in {self.root}"
+            ) from None
+        try:
+            yield
+        finally:
+            self.lock.release()
 
     @cached_property
     def lock(self) -> BaseFileLock:
@@ -180,15 +206,7 @@ class Store(Reads):
         ``damaged``: the instance of a store that opened but was found damaged inside (which
         opening does not show); it is thrown away unless another process has replaced it since.
         """
-        from filelock import Timeout
-
-        try:
-            self.lock.acquire(timeout=LOCK_WAIT_COLD)
-        except Timeout:
-            raise IndexBusyError(
-                f"another rlpapers process holds the record store in {self.root}"
-            ) from None
-        try:
+        with self._locked_cold():
             try:
                 con = _open_store(path)
                 if damaged is None or _instance(con) != damaged:
@@ -203,8 +221,6 @@ class Store(Reads):
             # named at once: a second process that found the old one damaged tells them apart
             con.execute("INSERT INTO meta VALUES ('instance', ?)", (new_instance(),))
             return con
-        finally:
-            self.lock.release()
 
     def heal(self, error: sqlite3.DatabaseError) -> None:
         """Throw away a store found damaged while reading or writing (a garbled value, a broken
