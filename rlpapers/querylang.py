@@ -64,6 +64,9 @@ MAX_WORD = 1000
 MAX_EXPANSIONS = 1000
 #: Largest edit distance of a fuzzy term: Whoosh's automaton grows exponentially with it.
 MAX_FUZZ = 2
+#: Most words a phrase's ``~N`` lets stand between its words (``"policy gradient"~3``): a
+#: slop only widens how near the words must be, reading no more postings.
+MAX_SLOP = 20
 #: Deepest nesting of parentheses: Whoosh parses and runs a query recursively (490 levels went
 #: past Python's recursion limit). A cap of its own, whatever ``MAX_QUERY`` allows.
 MAX_NESTING = 100
@@ -130,6 +133,7 @@ def check(query: str) -> list[Lexeme]:
     _check_words(query, lexemes)
     _check_fields(query, lexemes)
     _check_fuzz(query, lexemes)
+    _check_ranges(query, lexemes)
     _check_structure(query, lexemes)
     searched = [lx for lx in lexemes if lx.kind in ("word", "phrase")]
     if searched and all(lx.text.startswith("-") for lx in searched):
@@ -193,14 +197,38 @@ def _check_fields(query: str, lexemes: Sequence[Lexeme]) -> None:
 
 
 def _check_fuzz(query: str, lexemes: Sequence[Lexeme]) -> None:
+    previous: Lexeme | None = None
     for lexeme in lexemes:
         fuzz = _FUZZ.search(lexeme.text) if lexeme.kind == "word" else None
-        if fuzz and fuzz.group(1) and int(fuzz.group(1)[:4]) > MAX_FUZZ:
-            raise QueryError(
-                f"fuzzy terms allow at most {MAX_FUZZ} edits (word~{MAX_FUZZ})",
-                query,
-                lexeme.pos + fuzz.start() + 1,
+        slop = previous is not None and previous.kind == "phrase" and fuzz and fuzz.start() == 0
+        slop = slop and previous is not None and lexeme.pos == previous.pos + len(previous.text)
+        most = MAX_SLOP if slop else MAX_FUZZ
+        if fuzz and fuzz.group(1) and int(fuzz.group(1)[:4]) > most:
+            message = (
+                f'a phrase\'s ~N lets at most {MAX_SLOP} words stand between its words ("a b"~{MAX_SLOP})'
+                if slop
+                else f"fuzzy terms allow at most {MAX_FUZZ} edits (word~{MAX_FUZZ})"
             )
+            raise QueryError(message, query, lexeme.pos + fuzz.start() + 1)
+        previous = lexeme
+
+
+def _check_ranges(query: str, lexemes: Sequence[Lexeme]) -> None:
+    """A range (``year:[2020 TO 2024]``, ``{a TO m}``) opened, given its ``TO`` and never
+    closed is an error at its start (it matched nothing, without a word). A bracket without a
+    ``TO`` after it is text, as it was."""
+    opened: Lexeme | None = None
+    ranged = False
+    for lexeme in (lx for lx in lexemes if lx.kind in ("word", "op")):
+        bare = _FIELD.sub("", lexeme.text, count=1) if lexeme.kind == "word" else ""
+        if opened is None and bare[:1] in ("[", "{"):
+            opened, ranged = lexeme, False
+        ranged = ranged or (opened is not None and lexeme.text == "TO")
+        if opened is not None and lexeme.text[-1:] in ("]", "}"):
+            opened = None
+    if opened is not None and ranged:
+        closing = "]" if _FIELD.sub("", opened.text, count=1)[:1] == "[" else "}"
+        raise QueryError(f"a range is never closed: add a '{closing}'", query, opened.pos + 1)
 
 
 def _check_structure(query: str, lexemes: Sequence[Lexeme]) -> None:

@@ -347,12 +347,26 @@ def test_possessive_s_is_dropped_at_index_and_query_time(tmp_path):
         ("title: entropy", 6, "needs a value"),
         ("a OR OR b", 6, "both sides"),
         ("()", 1, "empty parentheses"),
+        # a range given its TO and never closed matched nothing, without a word
+        ("year:[2020 TO", 1, "a range is never closed: add a ']'"),
+        ("entropy {a TO", 9, "add a '}'"),
+        # a phrase's proximity above the cap was refused as a fuzzy term's edits
+        ('"policy gradient"~25', 18, "a phrase's ~N lets at most 20 words stand between"),
+        ("entropy~5", 8, "fuzzy terms allow at most 2 edits"),
     ],
 )
 def test_malformed_queries_say_what_and_where(lib, query, position, words):
     with pytest.raises(QueryError) as info:
         lib.search(query)
     assert info.value.position == position and words in str(info.value)
+
+
+def test_a_bracket_without_to_is_text_and_a_phrase_takes_a_proximity(lib):
+    """Only a range with its TO must be closed: a bracket in text stays text, as it was. A
+    phrase's ~N up to 20 is a proximity, not a fuzzy term's edits."""
+    assert lib.search("entropy [see appendix") and lib.search("year:[2020 TO 2030] entropy")
+    near = lib.search('"entropy regularized"~10', limit=None)
+    assert len(near) >= len(lib.search('"entropy regularized"', limit=None))
 
 
 def test_phrase_in_a_field_without_positions_is_a_query_error(lib):
