@@ -269,3 +269,17 @@ def test_generated_author_and_category_lines_come_back_as_such(papers):
     assert [(p.categories, p.authors, p.authors_truncated, p.abstract) for p in got] == [
         (c[1], a[1], a[2], abstract) for c, a, abstract in papers
     ]
+
+
+@pytest.mark.parametrize(
+    "header", ["Reading list, March 2025", "RL papers, 2024", "Topic #1 & R&D", "Deep Learning"]
+)
+def test_a_first_line_of_parts_that_are_not_names_is_the_header(header):
+    """A header with a comma or an ampersand (``Reading list, March 2025``) was split like an
+    author line, was no header, and became a paper of its own. Parts that read as names at the
+    top of a file are still its first paper's author line."""
+    abstract = "We propose a method for exploration in sparse-reward tasks, and it works well."
+    (paper,) = parse_text(f"{header}\n\n{abstract}\n")
+    assert (paper.topic, paper.authors) == (header, ())
+    (paper,) = parse_text(f"Yoshua Bengio, Minsu Kim\n\n{abstract}\n")
+    assert (paper.topic, paper.authors) == ("", ("Yoshua Bengio", "Minsu Kim"))

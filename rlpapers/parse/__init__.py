@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: Bump when parsing gives different records for the same bytes: cached parses are then redone.
-PARSER_VERSION = "16"
+PARSER_VERSION = "17"
 
 
 #: The largest corpus file read, in bytes. A file is parsed whole (a word broken at a line end

@@ -53,8 +53,8 @@ def classify(text: str, first: bool, last: bool = False) -> Role:
         return Role.ABSTRACT  # the common case, decided without splitting names
     if is_category_line(text):
         return Role.CATEGORY
-    if first and _is_header(text) and len(split_authors(text)[0]) < 2:
-        return Role.HEADER
+    if first and _is_header(text) and (len(split_authors(text)[0]) < 2 or not is_author_line(text)):
+        return Role.HEADER  # one part, or parts that are not names (Reading list, March 2025)
     if is_author_line(text):
         return Role.AUTHORS
     if not first and not last and _is_label(text) and not code_led(text):
