@@ -533,6 +533,17 @@ def test_cli_search_filters():
     assert len(out) == 1
 
 
+def test_a_suggestion_is_never_a_stop_word(lib):
+    """``cars`` was "did you mean can?": a stop word, which the index does not keep, so the
+    suggested search found nothing either."""
+    from rlpapers.index import spelling
+
+    vocab = {"can": 500, "cars": 0, "carts": 2}
+    assert spelling.suggest("cans", vocab) == "can"  # the commonest within two edits
+    assert spelling.suggest("cans", vocab, frozenset({"can"})) == "cars"
+    assert lib.suggest("cars") != "can" and lib.suggest("wich policy") != "which policy"
+
+
 def test_cli_nothing_found_is_exit_1_with_suggestion():
     result = run("search", "exploraton", code=1)
     assert result.stdout == "" and 'did you mean "exploration"?' in result.stderr

@@ -340,10 +340,15 @@ class Index:
         return terms if len(terms) >= 2 else []
 
     def suggest(self, query: str) -> str | None:
-        """``query`` with unknown words replaced by the closest corpus words, or None."""
-        from . import spelling
+        """``query`` with unknown words replaced by the closest corpus words that a search
+        finds (no stop word: neither the index nor a query keeps them), or None."""
+        from whoosh.analysis.filters import STOP_WORDS
 
-        return spelling.suggest(query, self.store.vocabulary())
+        from . import spelling
+        from .ranking import QUERY_STOP_WORDS
+
+        unsearched = frozenset(STOP_WORDS) | QUERY_STOP_WORDS
+        return spelling.suggest(query, self.store.vocabulary(), unsearched)
 
     def similar(self, paper: Paper, limit: int = 10) -> list[Hit]:
         """Papers whose abstracts share the most distinctive terms with ``paper``'s, itself excluded."""

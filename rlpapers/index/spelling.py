@@ -13,9 +13,12 @@ from ..querylang import lex
 MAX_WORDS = 20
 
 
-def suggest(query: str, vocab: dict[str, int]) -> str | None:
-    """``query`` with unknown words replaced by the closest words of ``vocab`` (word -> count),
-    or None when no word changed or the query has more than ``MAX_WORDS`` words."""
+def suggest(
+    query: str, vocab: dict[str, int], unsearched: frozenset[str] = frozenset()
+) -> str | None:
+    """``query`` with unknown words replaced by the closest words of ``vocab`` (word -> count)
+    that are not ``unsearched`` (stop words: "can" for "cars" found nothing either), or None
+    when no word changed or the query has more than ``MAX_WORDS`` words."""
     changed = False
     out = query
     words = [lx for lx in lex(query) if lx.kind == "word"]
@@ -25,18 +28,20 @@ def suggest(query: str, vocab: dict[str, int]) -> str | None:
         word = lexeme.text.lower()
         if not re.fullmatch(r"[a-z][a-z\-']{2,}", word) or word in vocab:
             continue
-        best = _closest(vocab, word)
+        best = _closest(vocab, word, unsearched)
         if best:
             out = out[: lexeme.pos] + best + out[lexeme.pos + len(lexeme.text) :]
             changed = True
     return out if changed else None
 
 
-def _closest(vocab: dict[str, int], word: str) -> str | None:
+def _closest(vocab: dict[str, int], word: str, unsearched: frozenset[str]) -> str | None:
     """The commonest corpus word within two edits of ``word`` (same first letter), or None."""
     best: tuple[int, int, str] | None = None
     for candidate, count in vocab.items():
         if candidate[0] != word[0] or abs(len(candidate) - len(word)) > 2:
+            continue
+        if candidate in unsearched:
             continue
         distance = _distance(word, candidate)
         if distance <= 2 and (best is None or (distance, -count, candidate) < best):
