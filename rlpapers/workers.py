@@ -130,13 +130,17 @@ def beside(work: Callable[[], Any], wanted: bool = True) -> Iterator[Callable[[]
     then does the work itself, as it would without one, errors and healing included. The
     process is ended and waited for when the body leaves, however it leaves.
 
-    Only on Linux with two cores or more, and when ``wanted``: ``work`` must not use what this
-    process holds open (a SQLite connection does not cross a fork), only what it opens itself.
+    Only on Linux with two cores or more, in a process of one thread (a lock another thread
+    held at the fork would stay held in the child, which could then wait for ever), and when
+    ``wanted``: ``work`` must not use what this process holds open (a SQLite connection does
+    not cross a fork), only what it opens itself.
     """
+    import threading
+
     if not wanted or not hasattr(os, "fork") or os.uname().sysname != "Linux":
         yield lambda: None
         return
-    if (os.cpu_count() or 1) < 2:
+    if (os.cpu_count() or 1) < 2 or threading.active_count() > 1:
         yield lambda: None
         return
     read, write = os.pipe()

@@ -365,3 +365,18 @@ def test_a_process_beside_gives_its_result_and_a_stop_ends_it_at_once(monkeypatc
         raise KeyboardInterrupt  # Ctrl-C while the process beside is at work
     assert time.monotonic() - started < 5
     assert len(forked) == 2 and all(_waited_for(pid) for pid in forked)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")
+def test_a_process_of_several_threads_forks_nothing_beside(monkeypatch):
+    """A lock another thread held at the fork stays held in the child (a notebook's threads,
+    a server's): there the work is done in this process."""
+    import threading
+
+    from rlpapers.workers import beside
+
+    forked = _forks(monkeypatch)
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    with beside(lambda: 1) as result:
+        assert result() is None
+    assert forked == []
