@@ -86,7 +86,7 @@ def surname(author: str) -> str:
         family = author.split(",", 1)[0].strip()
         if family:
             return family
-    words = author.split()[: -1 if name_suffix(author) else None]
+    words = _name_words(author)
     if not words:
         return ""
     if len(words) == 1 and starts_cjk(words[0]):
@@ -100,6 +100,12 @@ def surname(author: str) -> str:
             break
         tail.insert(0, word)
     return " ".join(tail)
+
+
+def _name_words(author: str) -> list[str]:
+    """The words of a name written without a comma, less its suffix (``name_suffix``)."""
+    words = author.split()
+    return words[:-1] if name_suffix(author) else words
 
 
 #: A word of initials only: ``R.``, ``R.S.``, ``J.-H.``.
@@ -120,7 +126,7 @@ def given_names(author: str) -> str:
     if "," in author:
         return author.split(",", 1)[1].strip()
     family = surname(author)
-    words = author.split()[: -1 if name_suffix(author) else None]
+    words = _name_words(author)
     initials = _initials_at_end(words)
     if initials:
         return " ".join(words[-initials:])
