@@ -200,8 +200,7 @@ def _check_fuzz(query: str, lexemes: Sequence[Lexeme]) -> None:
     previous: Lexeme | None = None
     for lexeme in lexemes:
         fuzz = _FUZZ.search(lexeme.text) if lexeme.kind == "word" else None
-        slop = previous is not None and previous.kind == "phrase" and fuzz and fuzz.start() == 0
-        slop = slop and previous is not None and lexeme.pos == previous.pos + len(previous.text)
+        slop = fuzz is not None and fuzz.start() == 0 and _right_after_a_phrase(lexeme, previous)
         most = MAX_SLOP if slop else MAX_FUZZ
         if fuzz and fuzz.group(1) and int(fuzz.group(1)[:4]) > most:
             message = (
@@ -213,21 +212,31 @@ def _check_fuzz(query: str, lexemes: Sequence[Lexeme]) -> None:
         previous = lexeme
 
 
+def _right_after_a_phrase(lexeme: Lexeme, previous: Lexeme | None) -> bool:
+    """Whether ``lexeme`` follows a phrase's closing quote with no space (``"a b"~3``)."""
+    return (
+        previous is not None
+        and previous.kind == "phrase"
+        and lexeme.pos == previous.pos + len(previous.text)
+    )
+
+
 def _check_ranges(query: str, lexemes: Sequence[Lexeme]) -> None:
     """A range (``year:[2020 TO 2024]``, ``{a TO m}``) opened, given its ``TO`` and never
     closed is an error at its start (it matched nothing, without a word). A bracket without a
     ``TO`` after it is text, as it was."""
     opened: Lexeme | None = None
+    bracket = ""
     ranged = False
     for lexeme in (lx for lx in lexemes if lx.kind in ("word", "op")):
         bare = _FIELD.sub("", lexeme.text, count=1) if lexeme.kind == "word" else ""
         if opened is None and bare[:1] in ("[", "{"):
-            opened, ranged = lexeme, False
+            opened, bracket, ranged = lexeme, bare[0], False
         ranged = ranged or (opened is not None and lexeme.text == "TO")
         if opened is not None and lexeme.text[-1:] in ("]", "}"):
             opened = None
     if opened is not None and ranged:
-        closing = "]" if _FIELD.sub("", opened.text, count=1)[:1] == "[" else "}"
+        closing = "]" if bracket == "[" else "}"
         raise QueryError(f"a range is never closed: add a '{closing}'", query, opened.pos + 1)
 
 
