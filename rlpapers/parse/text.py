@@ -237,7 +237,7 @@ def _bomless_utf16(data: bytes, source: str) -> str:
     """A file with NUL bytes and no BOM: UTF-16 when its NULs are the high bytes of the text's
     ASCII characters (most bytes at odd places NUL, almost none at even ones: little-endian;
     the other way round, big-endian), else binary: ``ParseError``."""
-    sample = data[: 65536 - 65536 % 2] if len(data) % 2 == 0 else b""
+    sample = data[:65536] if len(data) % 2 == 0 else b""  # UTF-16 is an even number of bytes
     even, odd = sample[0::2], sample[1::2]
     for codec, high, low in (("utf-16-le", odd, even), ("utf-16-be", even, odd)):
         if sample and high.count(0) >= 0.7 * len(high) and low.count(0) <= 0.01 * len(low):
