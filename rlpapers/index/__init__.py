@@ -222,16 +222,17 @@ class Index:
         from whoosh.query.qcore import QueryError as WhooshQueryError
 
         parsed, lexemes = parse(request.query, self.schema, request.lexemes)
-        check_expansions(parsed, self.searcher.reader(), request.query)
+        reader = self.searcher.reader()
+        check_expansions(parsed, reader, request.query)
         if not is_plain(lexemes):  # a plain query's phrases are scored within a budget
-            check_phrases(parsed, self.searcher.reader(), request.query)
-            check_negations(parsed, self.searcher.reader(), request.query)
+            check_phrases(parsed, reader, request.query)
+            check_negations(parsed, reader, request.query)
         limit, window = request.limit, request.rerank
         phrase = self._phrase_terms(lexemes) if window > 0 else []
         fetch: int | None = None  # every match: filters and other orders need them all
         if request.in_index_order:
             fetch = max(limit or FIRST_PAGE, window) if phrase else limit or FIRST_PAGE
-            if limit is None and _found_at_most(parsed, self.searcher.reader(), RANK_ALL_UPTO):
+            if limit is None and _found_at_most(parsed, reader, RANK_ALL_UPTO):
                 fetch = None
         try:
             results = self._search(parsed, fetch, exact=not is_plain(lexemes))
