@@ -103,6 +103,14 @@ def run(*args: str, code: int = 0, input: str | bytes | None = None) -> Result:
     return result
 
 
+def one_file_corpus(folder: Path, blocks: list[str], header: str = "Synthetic") -> Path:
+    """``folder``, made, holding one corpus file (many.txt): ``header``, then each of ``blocks``
+    as a paragraph of its own."""
+    folder.mkdir()
+    (folder / "many.txt").write_text(header + "\n\n" + "\n\n".join(blocks) + "\n")
+    return folder
+
+
 def cpu_seconds() -> float:
     """CPU seconds (user and system) used so far by this process and the children it has waited
     for. Bounds on work are checked with this, not the wall clock, which a loaded machine

@@ -18,7 +18,7 @@ import pytest
 from rlpapers.cli import render
 from rlpapers.cli.render import TSV_COLUMNS
 
-from .conftest import run
+from .conftest import one_file_corpus, run
 
 METADATA = """\
 qerl:
@@ -143,14 +143,12 @@ def test_a_reader_that_stops_early_ends_the_search_quietly(tmp_path):
     """The hits fill far more than a pipe's 64 KiB buffer, so the run is still writing when the
     reader leaves: it must end as a broken pipe (141), quietly. (Over the bundled corpus the
     whole output fitted in the buffer, and the run could exit 0 before the reader left.)"""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
     blocks = [
         f"We propose M{i}RL: learning a policy for task {i} with entropy-regularised "
         f"reinforcement learning, which improves sample efficiency on benchmark suite {i}."
         for i in range(800)
     ]
-    (corpus / "many.txt").write_text("Topic\n\n" + "\n\n".join(blocks) + "\n")
+    corpus = one_file_corpus(tmp_path / "corpus", blocks, header="Topic")
     argv = [sys.executable, "-m", "rlpapers", "--corpus", str(corpus), "search", "learning"]
     subprocess.run([*argv, "-f", "ids"], check=True, capture_output=True, timeout=120)  # built
     full = subprocess.run([*argv, "-f", "jsonl"], capture_output=True, timeout=120).stdout

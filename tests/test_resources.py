@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import SEEDS, cpu_seconds, run
+from .conftest import SEEDS, cpu_seconds, one_file_corpus, run
 from .test_identity_processes import SLOW_PARSE as IDENTITY_SLOW_PARSE
 
 SEED = "000_eda7530d3ab384ed.txt"  # the seed whose paper "preference" the metadata tests edit
@@ -440,14 +440,12 @@ def test_a_phrase_repeating_a_word_more_than_any_paper_does_is_answered_without_
     keeps with each word the most times one paper holds it."""
     from rlpapers import Library
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
     blocks = [
         f"Paper {i} on learning: learning to learn, learning fast, learning more, learning well, "
         f"with word{i} and the policy policy gradient."
         for i in range(600)
     ]
-    (corpus / "many.txt").write_text("Synthetic\n\n" + "\n\n".join(blocks) + "\n")
+    corpus = one_file_corpus(tmp_path / "corpus", blocks)
     with Library([corpus], index_dir=tmp_path / "index") as lib:
         assert lib.count("policy") == 600
         start = cpu_seconds()
@@ -466,11 +464,9 @@ def test_phrases_that_would_read_too_many_papers_positions_are_refused(tmp_path)
     counted by the papers holding its rarest word."""
     from rlpapers import Library, QueryError
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
     words = [f"c{i:02d}" for i in range(40)]
     blocks = [f"Paper {i}: " + " ".join(words) + f" word{i}." for i in range(600)]
-    (corpus / "many.txt").write_text("Synthetic\n\n" + "\n\n".join(blocks) + "\n")
+    corpus = one_file_corpus(tmp_path / "corpus", blocks)
     pairs = [f'"{a} {b}"' for a in words for b in words if a != b][:1400]  # 16,800 characters
     with Library([corpus], index_dir=tmp_path / "index") as lib:
         start = cpu_seconds()
@@ -488,13 +484,11 @@ def test_a_thousand_words_joined_by_and_are_a_query_not_a_damaged_index(tmp_path
     index: rebuilt (12 s over 3,000 papers), then exit 70."""
     from rlpapers import Library
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
     blocks = [  # word k in every (k + 1)-th paper: frequencies spread as in real text
         f"Paper {i} about " + " ".join(f"w{k}" for k in range(1500) if i % (k + 1) == 0)
         for i in range(3000)
     ]
-    (corpus / "many.txt").write_text("Synthetic\n\n" + ".\n\n".join(blocks) + ".\n")
+    corpus = one_file_corpus(tmp_path / "corpus", [block + "." for block in blocks])
     words = [f"w{k}" for k in range(1500)]
     with Library([corpus], index_dir=tmp_path / "index") as lib:
         for query in (" AND ".join(words), " ".join(f"+{word}" for word in words)):
@@ -509,10 +503,8 @@ def test_a_query_of_many_nots_is_refused_and_exclusions_are_one(tmp_path):
     visit at most 1,000,000 papers in all; ``-word`` exclusions are one NOT however many."""
     from rlpapers import Library, QueryError
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
     blocks = [f"Paper {i} about learning, with word{i} in it." for i in range(3000)]
-    (corpus / "many.txt").write_text("Synthetic\n\n" + "\n\n".join(blocks) + "\n")
+    corpus = one_file_corpus(tmp_path / "corpus", blocks)
     with Library([corpus], index_dir=tmp_path / "index") as lib:
         start = cpu_seconds()
         for query in (
