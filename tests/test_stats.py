@@ -288,12 +288,16 @@ def test_stats_of_the_commonest_values_are_the_first_of_all(seeds_copy):
 
 
 def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """``stats`` counts the heads in a process beside this one at any size; the pids forked."""
+    """``stats`` counts the heads in a process beside this one at any size, as in a process of
+    one thread (a test worker may hold threads an earlier test left, and then ``beside`` rightly
+    forks nothing); the pids forked."""
     import os
+    import threading
 
     from rlpapers import library, workers
 
     monkeypatch.setattr(library, "STATS_BESIDE", 0)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     forked: list[int] = []
     real = os.fork
 
