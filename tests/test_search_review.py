@@ -1,7 +1,6 @@
-"""An adversarial review of the term-at-a-time search (``index.accumulate``), the restricted
-unpickler's chunked reads (``index._unpickle``) and the kept statistics (``index.memo``): each
-case is checked against Whoosh's own path (``accumulate.suits`` patched to False) or against
-the result computed afresh."""
+"""An adversarial review of the term-at-a-time search (``index.accumulate``) and the kept
+statistics (``index.memo``): each case is checked against Whoosh's own path
+(``accumulate.suits`` patched to False) or against the result computed afresh."""
 
 from __future__ import annotations
 
@@ -83,41 +82,6 @@ def test_stats_while_another_process_updates_the_view_are_kept_for_no_other_stat
         finally:
             holder.store.lock.release()
         assert counted["papers"] == n
-
-
-def test_a_pickle_planted_at_every_block_header_runs_no_code(seeds_copy, tmp_path, monkeypatch):
-    """Whoosh reads a small pickle before each block of postings (``load``, now a chunk at a
-    time and put back): one planted there, which a plain unpickler would run (it makes the
-    folder ``m``), is refused like a planted table of contents, and the view is rebuilt."""
-    import pickle
-    import re
-    import warnings
-
-    from rlpapers.errors import IndexNotice
-
-    monkeypatch.chdir(tmp_path)
-    index_dir = tmp_path / "ix"
-    expected = [h.paper.id for h in Library([seeds_copy], index_dir=index_dir).search("policy")]
-    evil = b"cos\nmkdir\n(S'm'\ntR."
-    planted = 0
-    for segment in index_dir.rglob("*.seg"):
-        data = bytearray(segment.read_bytes())
-        for found in re.finditer(rb"\x80\x02\(", bytes(data)):
-            try:
-                header = pickle.loads(bytes(data[found.start() : found.start() + 64]))
-            except Exception:
-                continue
-            if isinstance(header, tuple) and len(header) == 6:  # a block's header
-                data[found.start() : found.start() + len(evil)] = evil
-                planted += 1
-        segment.write_bytes(bytes(data))
-    assert planted > 10
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        found = [h.paper.id for h in Library([seeds_copy], index_dir=index_dir).search("policy")]
-    assert not (tmp_path / "m").exists()
-    assert found == expected
-    assert any(issubclass(w.category, IndexNotice) for w in seen)
 
 
 @pytest.mark.parametrize("query", ["policy gradient", "off-policy"])

@@ -90,8 +90,8 @@ class Index:
 
     @property
     def schema(self) -> Any:
-        """The index's schema, as the searcher holds it (Whoosh's ``ix.schema`` reads and
-        unpickles the table of contents from disk on every use)."""
+        """The index's schema, as the searcher holds it (Whoosh's ``ix.schema`` reads the table
+        of contents from disk on every use)."""
         return self.searcher.schema
 
     def rebuild(self) -> None:

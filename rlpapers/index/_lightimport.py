@@ -143,13 +143,9 @@ def import_whoosh() -> None:
     with deferred_imports():
         import whoosh.compat
 
-        from ._unpickle import install
-
-        install()  # before the modules that bind its pickle readers by name
         _lazy_package("whoosh.query")  # before the modules that import it
-        # the codec (what a view's table of contents is unpickled into), the collectors and
-        # the searcher are imported here too, so that their module-level imports meet the
-        # stand-ins
+        # the codec, the collectors and the searcher are imported here too, so that their
+        # module-level imports meet the stand-ins
         import whoosh.codec.whoosh3
         import whoosh.collectors
         import whoosh.fields
@@ -158,3 +154,7 @@ def import_whoosh() -> None:
         import whoosh.query.terms  # binds morph_en's ``variations`` by name
         import whoosh.reading
         import whoosh.searching  # noqa: F401
+
+        from .plainfiles import install
+
+        install()  # the view's files in plain formats, and pickle's readers refused

@@ -27,7 +27,7 @@ from typing import Any
 #: postings budget below; a shorter query is always scored whole (exact BM25).
 LONG_QUERY = 40
 #: Most abstract postings a long query reads. Reading one costs a few microseconds in Python
-#: (Whoosh unpickles and decompresses its blocks), and a 300-word query over 75k papers has 1.6
+#: (Whoosh decompresses and decodes its blocks), and a 300-word query over 75k papers has 1.6
 #: million: past this budget the query keeps its most informative words (``select``). Below
 #: some 10,000 papers every query fits. Keeping the most informative words loses little
 #: quality (docs/search-quality.md has the figures).

@@ -6,7 +6,7 @@ query matches without a segmenter), then tokens are lower-cased, accent-folded
 (``Aichmüller`` -> ``aichmuller``) and, for the ranked text fields, Snowball-stemmed with
 PyStemmer (``quantized`` and ``quantization`` -> ``quantiz``).
 
-The classes are pickled into the Whoosh schema, so they keep no unpicklable state.
+The classes hold no state: a view's schema is rebuilt from ``schema.schema()`` on each open.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _POSSESSIVE = re.compile(r"['’][sS]$")
 
 class _Stateless:
     """Analysis parts hold no settings: two of the same class are equal (Whoosh compares
-    schemas, and the analyser is pickled into each index)."""
+    schemas)."""
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self)

@@ -1,4 +1,5 @@
-"""How the view stores word positions: the same positions as Whoosh's, in a third of the space.
+"""How the view stores its postings: Whoosh's blocks, without pickle, positions in a third of
+the space.
 
 Phrase queries (``abstract:"policy gradient"``, ``author:"yoshua bengio"``, a hyphenated word)
 need each word's positions in each document, and every field that accepts them keeps them.
@@ -16,30 +17,43 @@ the abstract field alone was 19.0 MB with positions and 7.9 MB without.
 - ``CompactCodec`` also keeps each document's field length once it is read while the postings
   are written (Whoosh reads it from the lengths column again for every posting, 1.3 million
   times at 10k papers, for each block's shortest and longest document).
+- ``plain_blocks``: Whoosh pickles each block's header and data. A block's header is packed
+  with ``struct`` (``_HEADER``) and its data laid out as arrays (``block_data``), for every
+  Whoosh codec of the process; a block that does not read back whole is ``Garbled`` (damage:
+  the view is rebuilt). The other files of the view: ``plainfiles``.
 - ``spill_with_marshal``: a writer whose postings outgrow its memory pool sorts them and
   spills them to run files in the generation folder, which it merges at commit. Whoosh writes
-  and reads a run a posting at a time with pickle, which rlpapers restricts (``_unpickle``) for
-  every pickle Whoosh reads: a fifth of a build's CPU went to reading back 1.3 million postings
-  at 10k papers. The runs are written and read with ``marshal`` instead, a thousand postings
-  a call: they hold only tuples of strings, bytes and numbers (as Whoosh's own docstring of
-  its pool says), and ``marshal`` builds values, never calls anything.
+  and reads a run a posting at a time with pickle: a fifth of a build's CPU went to reading
+  back 1.3 million postings at 10k papers. The runs are written and read with ``marshal``
+  instead, a thousand postings a call: they hold only tuples of strings, bytes and numbers (as
+  Whoosh's own docstring of its pool says), and ``marshal`` builds values, never calls anything.
 
-Both are Whoosh's own classes with those methods replaced, so everything else (blocks, skip
-lists, scores, merges) is Whoosh's. A view written before them is of an older schema version
-and is rebuilt (``view.View._same_version``).
+These are Whoosh's own classes with those methods replaced, so everything else (skip lists,
+scores, merges) is Whoosh's. A view written before them is of an older schema version and is
+rebuilt (``view.View._same_version``).
 """
 
 from __future__ import annotations
 
 import marshal
+import struct
 import sys
+import zlib
 from array import array
 from collections.abc import Iterable, Iterator
 from itertools import accumulate, islice
 from typing import IO, Any
 
-from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3LeafMatcher, W3PostingsWriter
+from whoosh.codec.whoosh3 import (
+    WHOOSH3_HEADER_MAGIC,
+    W3Codec,
+    W3FieldWriter,
+    W3LeafMatcher,
+    W3PostingsWriter,
+)
 from whoosh.formats import Positions
+from whoosh.system import _INT_SIZE
+from whoosh.util.numeric import byte_to_length, length_to_byte
 
 #: The first byte of a posting: the array type of the gaps that follow.
 _WIDE = {1: "H", 2: "I"}
@@ -88,8 +102,67 @@ class _PostingsWriter(W3PostingsWriter):
             return bytes(map(len, values)) + b"".join(values)
         return super()._mini_values()
 
+    def _write_block(self, last: bool = False) -> None:
+        """Whoosh's block, with its header and data in ``_HEADER`` and ``block_data``'s layout
+        (Whoosh pickles both)."""
+        if self._byteids:
+            raise TypeError("the view keeps no term vectors")
+        postfile = self._postfile
+        if not self._blockcount:
+            postfile.write(WHOOSH3_HEADER_MAGIC)
+        self._terminfo.add_block(self)
+        data = block_data(self._mini_ids(), self._mini_weights(), self._mini_values())
+        if self._compression:
+            data = zlib.compress(data, self._compression)
+        header = _HEADER.pack(
+            len(self._ids),
+            self._ids[-1],
+            self._maxweight,
+            self._compression,
+            length_to_byte(self._minlength),
+            length_to_byte(self._maxlength),
+        )
+        size = len(header) + len(data)
+        postfile.write_int(-size if last else size)  # negative: the last block of the term
+        postfile.write(header)
+        postfile.write(data)
+        self._blockcount += 1
+        self._new_block()
+
 
 class _LeafMatcher(W3LeafMatcher):
+    def _goto(self, position: int) -> None:
+        """Go to the block at ``position`` and read its header (``_PostingsWriter``)."""
+        postfile = self._postfile
+        self._data: Any = None
+        self._ids: Any = None
+        self._weights: Any = None
+        self._values: Any = None
+        self._i = 0
+        postfile.seek(position)
+        size = postfile.read_int()
+        if size < 0:
+            self._lastblock = True
+            size = -size
+        self._nextoffset = position + _INT_SIZE + size
+        self._dataoffset = position + _INT_SIZE + _HEADER.size
+        try:
+            header = _HEADER.unpack(postfile.read(_HEADER.size))
+        except struct.error:
+            raise Garbled("a postings block cut short") from None
+        self._blocklength, self._maxid, self._maxweight, self._compression = header[:4]
+        self._minlength = byte_to_length(header[4])
+        self._maxlength = byte_to_length(header[5])
+
+    def _read_data(self) -> None:
+        data = self._postfile.get(self._dataoffset, self._nextoffset - self._dataoffset)
+        try:
+            if self._compression:
+                data = zlib.decompress(data)
+        except zlib.error:
+            raise Garbled("a garbled postings block") from None
+        self._data = read_block_data(data, self._blocklength)
+
     def _read_values(self) -> None:
         if self._data is None:
             self._read_data()
@@ -104,6 +177,106 @@ class _LeafMatcher(W3LeafMatcher):
             values.append(packed[at : at + size])
             at += size
         self._values = tuple(values)
+
+
+def plain_blocks() -> None:
+    """Every Whoosh codec of this process writes and reads its blocks as ``_PostingsWriter``
+    and ``_LeafMatcher`` do (a plain Whoosh index a benchmark builds beside the view too)."""
+    W3PostingsWriter._write_block = _PostingsWriter._write_block
+    W3LeafMatcher._goto = _LeafMatcher._goto
+    W3LeafMatcher._read_data = _LeafMatcher._read_data
+
+
+class Garbled(ValueError):
+    """A postings block that is not as ``block_data`` writes it: the view is rebuilt."""
+
+
+#: A block's header: its postings, last document, highest weight, zlib level, and the shortest
+#: and longest field length as Whoosh's length bytes.
+_HEADER = struct.Struct("<IIdBBB")
+#: Before a block's data: how its weights and values are kept (``_KINDS``), and its postings.
+_SHAPE = struct.Struct("<BBI")
+_NONE, _ONE, _MANY = 0, 1, 2
+_WEIGHT = struct.Struct("<d")
+
+
+def block_data(ids: Any, weights: Any, values: Any) -> bytes:
+    """A block's documents (as gaps), weights and values as bytes: ``_SHAPE``, then the gaps
+    as 4-byte numbers; the weights as nothing (each 1.0), one 8-byte float (all the same) or a
+    4-byte float each; the values as nothing, one byte string, or each one's length then all
+    of them."""
+    parts = [b"", _little("I", ids)]
+    if weights is None:
+        wkind = _NONE
+    elif isinstance(weights, float):
+        wkind = _ONE
+        parts.append(_WEIGHT.pack(weights))
+    else:
+        wkind = _MANY
+        parts.append(_little("f", weights))
+    if values is None:
+        vkind = _NONE
+    elif isinstance(values, bytes):
+        vkind = _ONE
+        parts.append(values)
+    else:
+        vkind = _MANY
+        parts += [struct.pack("<I", len(values)), _little("I", map(len, values)), *values]
+    parts[0] = _SHAPE.pack(wkind, vkind, len(ids))
+    return b"".join(parts)
+
+
+def read_block_data(data: bytes, count: int) -> tuple[Any, Any, Any]:
+    """``block_data``'s (gaps, weights, values) of a block of ``count`` postings; ``Garbled``
+    for anything else."""
+    try:
+        wkind, vkind, n = _SHAPE.unpack_from(data)
+        at = _SHAPE.size
+        ids, at = _array("I", data, at, n), at + 4 * n
+        weights: Any = None
+        if wkind == _ONE:
+            (weights,), at = _WEIGHT.unpack_from(data, at), at + _WEIGHT.size
+        elif wkind == _MANY:
+            weights, at = _array("f", data, at, n), at + 4 * n
+        values: Any = None
+        if vkind == _ONE:
+            values, at = data[at:], len(data)
+        elif vkind == _MANY:
+            (m,) = struct.unpack_from("<I", data, at)
+            sizes, at = _array("I", data, at + 4, m), at + 4 + 4 * m
+            values = tuple(_pieces(data, at, sizes))
+            at += sum(sizes)
+    except struct.error:
+        raise Garbled("a postings block cut short") from None
+    if n != count or at != len(data) or wkind > _MANY or vkind > _MANY:
+        raise Garbled("a garbled postings block")
+    return ids, weights, values
+
+
+def _little(code: str, numbers: Iterable[Any]) -> bytes:
+    packed = array(code, numbers)
+    if sys.byteorder == "big":
+        packed.byteswap()  # stored little-endian, whatever the machine
+    return packed.tobytes()
+
+
+def _array(code: str, data: bytes, at: int, count: int) -> array[Any]:
+    packed = array(code)
+    end = at + packed.itemsize * count
+    if end > len(data):
+        raise Garbled("a postings block cut short")
+    packed.frombytes(data[at:end])
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed
+
+
+def _pieces(data: bytes, at: int, sizes: Iterable[int]) -> Iterator[bytes]:
+    for size in sizes:
+        if at + size > len(data):
+            raise Garbled("a postings block cut short")
+        yield data[at : at + size]
+        at += size
 
 
 class _Lengths:

@@ -366,9 +366,11 @@ def _quiet_children(writer: Any) -> None:
 def _writer(ix: Any, **options: Any) -> Any:
     """A Whoosh writer of the view's postings (``postings.CompactCodec``), for a build or an
     update alike: a segment written with Whoosh's own codec would be three times larger."""
+    from .plainfiles import jobs_with_marshal
     from .postings import CompactCodec, spill_with_marshal
 
     spill_with_marshal()
+    jobs_with_marshal()
     return ix.writer(codec=CompactCodec(), **options)
 
 
@@ -388,9 +390,9 @@ def _apply(ix: Any, changed: Iterable[Paper], removed: list[str]) -> None:
 def open_whoosh(gen: Path) -> Any:
     from whoosh.filedb.filestore import FileStorage
 
-    from ._unpickle import sweep
+    from .plainfiles import sweep
 
-    sweep()  # Whoosh modules imported since start-up read pickles restricted too
+    sweep()  # Whoosh modules imported since start-up refuse pickles too
     # supports_mmap=False: Whoosh's default copies every compound segment into memory on open.
     return FileStorage(str(gen), supports_mmap=False).open_index()
 

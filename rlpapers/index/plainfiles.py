@@ -1,0 +1,293 @@
+"""The search view's files hold plain data only: nothing in them is ever unpickled.
+
+A pickle names the functions that rebuild it, so a pickle planted in an index folder would run
+code on the next search. Whoosh keeps five things as pickles; rlpapers writes each its own way:
+
+- the table of contents (schema and segment list): JSON. The schema is not kept; it is
+  ``schema.schema()``, whose version the view's manifest records;
+- a compound file's directory (``StructFile.write_pickle``): JSON with its length before it;
+- each postings block's header and data: ``struct`` and arrays (``postings``);
+- the stored fields (the paper id): JSON;
+- the job files the parallel writer hands its workers (transient files in the build's
+  folder): ``marshal``, which builds values and never calls anything, as for spilled runs.
+
+Then every pickle reader Whoosh holds refuses (``refuse``): a file of an older layout, or
+one planted there, is damage, and the view rebuilds itself from the record store. The readers
+are replaced in ``whoosh.compat`` before other Whoosh modules bind them by name, and in every
+Whoosh module already imported (``sweep``); Whoosh's loaders of legacy formats are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import sys
+from collections import defaultdict
+from typing import Any
+
+#: The table of contents' own format name: a file without it is not ours (older, or planted).
+TOC_FORMAT = "rlpapers-toc-1"
+_MAX_JSON = 1 << 26  # a directory or table of contents is kilobytes; this is damage
+
+
+class Refused(ValueError):
+    """A view file that would have to be unpickled: not one rlpapers wrote."""
+
+
+def refuse(*args: Any, **kwargs: Any) -> Any:
+    raise Refused("a search index file holds a pickle, which rlpapers never reads")
+
+
+# --- table of contents --------------------------------------------------------------------------
+
+
+def _read_toc(
+    cls: Any, storage: Any, indexname: str, gen: int | None = None, schema: Any = None
+) -> Any:
+    from whoosh.index import EmptyIndexError
+
+    if gen is None:
+        gen = cls._latest_generation(storage, indexname)
+        if gen < 0:
+            raise EmptyIndexError(f"Index {indexname!r} does not exist in {storage!r}")
+    stream = storage.open_file(cls._filename(indexname, gen))
+    try:
+        data = _loads(stream.read(_MAX_JSON + 1))
+    finally:
+        stream.close()
+    if not isinstance(data, dict) or data.get("format") != TOC_FORMAT:
+        raise Refused("a table of contents rlpapers did not write")
+    if data.get("generation") != gen or not isinstance(data.get("segments"), list):
+        raise Refused("a garbled table of contents")
+    from .schema import schema as view_schema
+
+    segments = [_segment(item) for item in data["segments"]]
+    return cls(schema or view_schema(), segments, gen)
+
+
+def _write_toc(self: Any, storage: Any, indexname: str) -> None:
+    import time
+
+    name = self._filename(indexname, self.generation)
+    temporary = f"{name}.{time.time()}"
+    data = {
+        "format": TOC_FORMAT,
+        "generation": self.generation,
+        "segments": [_segment_data(segment) for segment in self.segments],
+    }
+    stream = storage.create_file(temporary)
+    stream.write(json.dumps(data).encode())
+    stream.close()
+    storage.rename_file(temporary, name, safe=True)
+
+
+def _segment_data(segment: Any) -> dict[str, Any]:
+    codec = segment._codec
+    kind = next((k for k, c in _codecs().items() if type(codec) is c), None)
+    if kind is None:
+        raise TypeError(f"a segment written with {type(codec).__name__}, a codec rlpapers lacks")
+    deleted = segment._deleted
+    return {
+        "indexname": segment.indexname,
+        "segid": segment.segid,
+        "doccount": segment._doccount,
+        "deleted": None if deleted is None else sorted(deleted),
+        "compound": bool(segment.compound),
+        "fieldlengths": dict(getattr(segment, "_fieldlengths", {})),
+        "codec": [kind, codec._blocklimit, codec._compression, codec._inlinelimit],
+    }
+
+
+def _codecs() -> dict[str, Any]:
+    """The codecs a segment may be written with: the view's, and Whoosh's own (which a script
+    of the benchmarks, or a test, writes in the same process: its blocks are ours too)."""
+    from whoosh.codec.whoosh3 import W3Codec
+
+    from .postings import CompactCodec
+
+    return {"compact": CompactCodec, "whoosh3": W3Codec}
+
+
+def _segment(item: Any) -> Any:
+    """A segment of the table of contents; ``Refused`` for anything else."""
+    from whoosh.codec.whoosh3 import W3Segment
+
+    try:
+        kind, blocklimit, compression, inlinelimit = item["codec"]
+        make = _codecs()[kind]
+        deleted, lengths = item["deleted"], item["fieldlengths"]
+        values = (item["indexname"], item["segid"], item["doccount"], item["compound"])
+        numbers = (blocklimit, compression, inlinelimit, values[2], *(deleted or ()))
+        numbers += (*lengths.values(),)
+    except (TypeError, KeyError, ValueError, LookupError):
+        raise Refused("a garbled segment in the table of contents") from None
+    texts = (values[0], values[1], *lengths)
+    if not all(isinstance(text, str) for text in texts) or not all(
+        type(n) is int and n >= 0 for n in numbers
+    ):
+        raise Refused("a garbled segment in the table of contents")
+    codec = make(blocklimit, compression, inlinelimit)
+    segment = W3Segment(codec, values[0], values[2], values[1], None)
+    segment._deleted = None if deleted is None else set(deleted)
+    segment.compound = bool(values[3])
+    segment._fieldlengths = defaultdict(int, lengths)
+    return segment
+
+
+# --- compound directories and stored fields -----------------------------------------------------
+
+
+def _write_value(self: Any, value: Any, protocol: int = -1) -> None:
+    """``StructFile.write_pickle``'s stand-in (a compound file's directory and options): JSON,
+    its length first."""
+    data = json.dumps(value).encode()
+    self.write_varint(len(data))
+    self.write(data)
+
+
+def _read_value(self: Any) -> Any:
+    size = self.read_varint()
+    if not 0 <= size <= _MAX_JSON:
+        raise Refused("a garbled index file (a length out of range)")
+    return _loads(self.read(size))
+
+
+def _loads(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise Refused("a search index file that is not rlpapers' JSON") from None
+
+
+def _json_column() -> Any:
+    """A column of JSON values in place of Whoosh's pickled stored fields."""
+    from whoosh import columns
+
+    class Writer(columns.WrappedColumnWriter):
+        def add(self, docnum: int, value: Any) -> None:
+            data = b"" if value is None else json.dumps(value).encode()
+            self._child.add(docnum, data)
+
+    class Reader(columns.WrappedColumnReader):
+        def __getitem__(self, docnum: int) -> Any:
+            data = self._child[docnum]
+            return _loads(data) if data else None
+
+        def __iter__(self) -> Any:
+            for data in self._child:
+                yield _loads(data) if data else None
+
+    class JsonColumn(columns.WrappedColumn):
+        pass
+
+    JsonColumn.Writer = Writer
+    JsonColumn.Reader = Reader
+    return JsonColumn(columns.CompressedBytesColumn())
+
+
+# --- the parallel writer's job files ------------------------------------------------------------
+
+
+def _enqueue(self: Any) -> None:
+    """``MpWriter._enqueue``: a batch of documents to a job file, for a worker to add."""
+    from whoosh.util import random_name
+
+    batch = self.docbuffer
+    name = f"{random_name()}.doclist"
+    with self.temp_storage().create_file(name).raw_file() as file:
+        marshal.dump([args for _, args in batch], file)
+    if len(self.tasks) < self.procs:
+        self._new_task()
+    self.jobqueue.put((name, len(batch)))
+    self.docbuffer = []
+
+
+def _process_file(self: Any, filename: str, doc_count: int) -> None:
+    """``SubWriterTask._process_file``: add the documents of a job file (``_enqueue``)."""
+    storage = self.writer.temp_storage()
+    with storage.open_file(filename).raw_file() as file:
+        batch = marshal.load(file)
+    if not isinstance(batch, list) or len(batch) != doc_count:
+        raise Refused("a garbled job file of the parallel writer")
+    for args in batch:
+        self.writer.add_document(**args)
+    storage.delete_file(filename)
+
+
+# --- installing ---------------------------------------------------------------------------------
+
+
+#: id of each of pickle's readers Whoosh holds -> what stands in for it (``sweep``)
+_REPLACED: dict[int, Any] = {}
+_KEPT: list[Any] = []  # the readers themselves, alive so that no other object takes their id
+
+
+def install() -> None:
+    """Make Whoosh write and read the view's files as above, in this process and the workers
+    it forks (once a process)."""
+    import whoosh.compat
+
+    if _REPLACED:
+        sweep()
+        return
+    plain = whoosh.compat.pickle
+    stand_in = _refusing_pickle(plain)
+    readers = (whoosh.compat.load, whoosh.compat.loads, plain, plain.Unpickler)
+    replacements = (refuse, refuse, stand_in, _RefusingUnpickler)
+    for reader, replacement in zip(readers, replacements, strict=True):
+        _KEPT.append(reader)
+        _REPLACED[id(reader)] = replacement
+    import whoosh.codec.whoosh3 as w3
+    import whoosh.filedb.structfile as structfile
+    import whoosh.index
+    import whoosh.legacy
+
+    whoosh.legacy.toc_loaders.clear()  # the same dict whoosh.index consults
+    whoosh.index.TOC.read = classmethod(_read_toc)
+    whoosh.index.TOC.write = _write_toc
+    structfile.StructFile.write_pickle = _write_value
+    structfile.StructFile.read_pickle = _read_value
+    w3.STORED_COLUMN = _json_column()
+    from .postings import plain_blocks
+
+    plain_blocks()
+    sweep()
+
+
+def jobs_with_marshal() -> None:
+    """Make the parallel writer hand its workers their documents with ``marshal`` (a writer
+    is made: imported only then, as the module brings in multiprocessing's queues)."""
+    import whoosh.multiproc as multiproc
+
+    multiproc.MpWriter._enqueue = _enqueue
+    multiproc.SubWriterTask._process_file = _process_file
+    sweep()
+
+
+def _refusing_pickle(module: Any) -> Any:
+    """A stand-in for the ``pickle`` module Whoosh holds: it writes as pickle does (nothing of
+    a view is written with it) and refuses to read."""
+    import types
+
+    stand_in = types.ModuleType(module.__name__)
+    stand_in.__dict__.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
+    stand_in.load = stand_in.loads = refuse  # type: ignore[attr-defined]
+    stand_in.Unpickler = _RefusingUnpickler  # type: ignore[attr-defined]
+    return stand_in
+
+
+class _RefusingUnpickler:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        refuse()
+
+
+def sweep() -> None:
+    """Replace pickle's readers wherever an imported Whoosh module holds them by name
+    (``whoosh.compat``'s, which are pickle's own: ``structfile.load_pickle``, ``columns.loads``)."""
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "whoosh" or name.startswith("whoosh.")):
+            continue
+        for attr, value in list(vars(module).items()):
+            replacement = _REPLACED.get(id(value))
+            if replacement is not None:
+                setattr(module, attr, replacement)
