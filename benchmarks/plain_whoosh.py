@@ -9,6 +9,10 @@ field, written by two processes into several segments (``procs=2, multisegment=T
 ``limitmb=128``). No parsing: the text comes from the records bench.py writes in the seed
 layout, so what rlpapers' build costs beyond this is parsing, the record store and its own
 fields (derived names and titles, topic, source).
+
+Whoosh here is Whoosh as it ships: the analyzers are imported without ``rlpapers.index``'s
+package (which makes Whoosh write no pickles and read none, ``index/plainfiles.py``), so the
+baseline keeps Whoosh's own file formats and costs.
 """
 
 from __future__ import annotations
@@ -43,10 +47,26 @@ def write_documents(records: list[dict[str, Any]], size: int, path: Path) -> Pat
     return path
 
 
+def _analysis() -> Any:
+    """``rlpapers.index.analysis``, without running ``rlpapers/index/__init__.py``."""
+    import types
+
+    import rlpapers
+
+    if "rlpapers.index" not in sys.modules:
+        package = types.ModuleType("rlpapers.index")
+        package.__path__ = [str(Path(rlpapers.__file__).parent / "index")]
+        sys.modules["rlpapers.index"] = package
+    import rlpapers.index.analysis as analysis
+
+    return analysis
+
+
 def schema() -> Any:
     from whoosh.fields import TEXT, Schema
 
-    from rlpapers.index.analysis import name_analyzer, text_analyzer
+    analysis = _analysis()
+    text_analyzer, name_analyzer = analysis.text_analyzer, analysis.name_analyzer
 
     return Schema(
         abstract=TEXT(analyzer=text_analyzer()),

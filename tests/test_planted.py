@@ -231,6 +231,44 @@ def test_views_built_in_parallel_updated_and_reopened_read_no_pickle(seeds_copy,
         assert json.loads(toc.read_bytes())["format"] == "rlpapers-toc-1"
 
 
+def test_another_whoosh_index_beside_rlpapers_is_a_clear_error_never_a_hang(tmp_path):
+    """A script's own Whoosh index, after rlpapers is imported: its schema is not kept (it would
+    be a pickle), so it is opened with the schema given. Whoosh's parallel writer opens it
+    without one in each worker: the worker stopped and the writer waited for it for ever. It
+    is now refused at once, and one process writes it."""
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        import rlpapers.index  # noqa: F401
+        from whoosh import index
+        from whoosh.fields import TEXT, Schema
+        schema = Schema(text=TEXT(stored=True))
+        ix = index.create_in({str(tmp_path)!r}, schema)
+        try:
+            ix.writer(procs=2, multisegment=True)
+        except ValueError as error:
+            assert "parallel writer" in str(error)
+        else:
+            raise SystemExit("a parallel writer that would wait for ever")
+        with ix.writer() as writer:
+            for n in range(250):
+                writer.add_document(text=f"paper number {{n}} about policy gradients")
+        with index.open_dir({str(tmp_path)!r}, schema=schema).searcher() as searcher:
+            assert searcher.doc_count() == 250
+            assert searcher.stored_fields(7)["text"] == "paper number 7 about policy gradients"
+        try:
+            index.open_dir({str(tmp_path)!r})
+        except ValueError as error:
+            assert "schema given" in str(error)
+        else:
+            raise SystemExit("another index opened with the view's schema")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+
+
 def test_no_module_of_rlpapers_imports_pickle():
     """The promise rests on no reader of pickles in rlpapers' own code either."""
     for path in sorted((ROOT / "rlpapers").rglob("*.py")):

@@ -13,8 +13,10 @@ code on the next search. Whoosh keeps five things as pickles; rlpapers writes ea
 
 Then every pickle reader Whoosh holds refuses (``refuse``): a file of an older layout, or
 one planted there, is damage, and the view rebuilds itself from the record store. The readers
-are replaced in ``whoosh.compat`` before other Whoosh modules bind them by name, and in every
-Whoosh module already imported (``sweep``); Whoosh's loaders of legacy formats are dropped.
+are replaced in ``whoosh.compat`` and in every Whoosh module that holds them by name
+(``sweep``, again before each index is opened); Whoosh's loaders of legacy formats are dropped.
+All of it holds for any Whoosh index written in a process that imported ``rlpapers.index``:
+one of another schema is opened with its schema given, and written by one process.
 """
 
 from __future__ import annotations
@@ -59,10 +61,24 @@ def _read_toc(
         raise Refused("a table of contents rlpapers did not write")
     if data.get("generation") != gen or not isinstance(data.get("segments"), list):
         raise Refused("a garbled table of contents")
-    from .schema import schema as view_schema
-
     segments = [_segment(item) for item in data["segments"]]
-    return cls(schema or view_schema(), segments, gen)
+    return cls(schema or _kept_schema(data.get("schema")), segments, gen)
+
+
+def _kept_schema(kind: Any) -> Any:
+    """The schema a table of contents names: a view's is ``schema.schema()``. Any other is not
+    kept (it would be a pickle): such an index is opened with its schema given."""
+    from .schema import SCHEMA_VERSION, schema
+
+    if kind != f"rlpapers-view-{SCHEMA_VERSION}":
+        raise Refused("a Whoosh index of another schema: open it with its schema given")
+    return schema()
+
+
+def _schema_kind(given: Any) -> str | None:
+    from .schema import SCHEMA_VERSION, schema
+
+    return f"rlpapers-view-{SCHEMA_VERSION}" if given == schema() else None
 
 
 def _write_toc(self: Any, storage: Any, indexname: str) -> None:
@@ -73,6 +89,7 @@ def _write_toc(self: Any, storage: Any, indexname: str) -> None:
     data = {
         "format": TOC_FORMAT,
         "generation": self.generation,
+        "schema": _schema_kind(self.schema),
         "segments": [_segment_data(segment) for segment in self.segments],
     }
     stream = storage.create_file(temporary)
@@ -248,20 +265,33 @@ def install() -> None:
     structfile.StructFile.write_pickle = _write_value
     structfile.StructFile.read_pickle = _read_value
     w3.STORED_COLUMN = _json_column()
+    whoosh.index.FileIndex.writer = _jobs_with_marshal(whoosh.index.FileIndex.writer)
     from .postings import plain_blocks
 
     plain_blocks()
     sweep()
 
 
-def jobs_with_marshal() -> None:
-    """Make the parallel writer hand its workers their documents with ``marshal`` (a writer
-    is made: imported only then, as the module brings in multiprocessing's queues)."""
-    import whoosh.multiproc as multiproc
+def _jobs_with_marshal(writer: Any) -> Any:
+    """``FileIndex.writer`` as Whoosh has it (``writer``), but a parallel writer hands its
+    workers their documents with ``marshal``: Whoosh's job files are pickles, which its
+    workers can no longer read (each would stop, and the writer wait for it for ever).
+    ``whoosh.multiproc`` is imported only then: it brings in multiprocessing's queues."""
 
-    multiproc.MpWriter._enqueue = _enqueue
-    multiproc.SubWriterTask._process_file = _process_file
-    sweep()
+    def parallel_writer(self: Any, procs: int = 1, **kwargs: Any) -> Any:
+        if procs > 1 and _schema_kind(self.schema) is None:
+            raise ValueError(
+                "Whoosh's parallel writer opens the index without its schema, which only a "
+                "view of rlpapers can be (no pickle is read once rlpapers.index is imported)"
+            )
+        if procs > 1:
+            import whoosh.multiproc as multiproc
+
+            multiproc.MpWriter._enqueue = _enqueue
+            multiproc.SubWriterTask._process_file = _process_file
+        return writer(self, procs=procs, **kwargs)
+
+    return parallel_writer
 
 
 def _refusing_pickle(module: Any) -> Any:

@@ -366,11 +366,9 @@ def _quiet_children(writer: Any) -> None:
 def _writer(ix: Any, **options: Any) -> Any:
     """A Whoosh writer of the view's postings (``postings.CompactCodec``), for a build or an
     update alike: a segment written with Whoosh's own codec would be three times larger."""
-    from .plainfiles import jobs_with_marshal
     from .postings import CompactCodec, spill_with_marshal
 
     spill_with_marshal()
-    jobs_with_marshal()
     return ix.writer(codec=CompactCodec(), **options)
 
 
@@ -394,7 +392,8 @@ def open_whoosh(gen: Path) -> Any:
 
     sweep()  # Whoosh modules imported since start-up refuse pickles too
     # supports_mmap=False: Whoosh's default copies every compound segment into memory on open.
-    return FileStorage(str(gen), supports_mmap=False).open_index()
+    # the view's schema, which its table of contents does not keep (``plainfiles``)
+    return FileStorage(str(gen), supports_mmap=False).open_index(schema=schema())
 
 
 def _notice(message: str) -> None:
