@@ -5,10 +5,17 @@ as before, through every path that reads it (eager, lazy, the command line)."""
 from __future__ import annotations
 
 import json
+import random
 import struct
+import warnings
 from pathlib import Path
 
-from .conftest import run
+import pytest
+
+from rlpapers import Library
+from rlpapers.errors import IndexNotice
+
+from .conftest import one_file_corpus, run
 
 
 def _segment(index: Path) -> Path:
@@ -53,3 +60,73 @@ def test_a_garbled_stored_ids_column_heals_in_a_lazy_search(seeds_copy, isolated
         result = run(*args, "--all", "-f", fmt)
         assert result.stdout == output
         assert result.stderr.count("rebuilding") == 1
+
+
+def _blocks(segment: Path) -> list[int]:
+    """Where each block of postings but a term's last starts (its size, before its header) in
+    the segment: a term's postings start with Whoosh's tag, then blocks follow, the last one's
+    size negative."""
+    data = segment.read_bytes()
+    offset, length = _part(segment, ".pst")
+    starts = []
+    at = offset
+    while at < offset + length:
+        assert data[at : at + 4] == b"W3Bl"
+        at += 4
+        while True:
+            (size,) = struct.unpack(">i", data[at : at + 4])
+            if size < 0:
+                at += 4 - size
+                break
+            starts.append(at)
+            at += 4 + size
+    return starts
+
+
+def _many_papers(folder: Path) -> Path:
+    """300 papers of random words, half of them with "policy gradient": terms of several
+    blocks of postings (a block holds 128)."""
+    rnd = random.Random(7)
+    words = [f"{a}{b}" for a in ("re", "con", "de", "pro", "ex") for b in ("lay", "tent", "sign")]
+    blocks = []
+    for n in range(300):
+        text = [rnd.choice(words) for _ in range(rnd.randint(30, 60))]
+        if n % 2 == 0:
+            text.insert(rnd.randrange(len(text)), "policy gradient")
+        title = " ".join(rnd.choice(words).capitalize() for _ in range(4))
+        blocks.append(f"{title}\n\n{' '.join(text).capitalize()}.")
+    return one_file_corpus(folder, blocks)
+
+
+@pytest.mark.parametrize(
+    ("byte", "bit"),
+    [(0, 0x80), (4, 0x80), (8, 0x01), (12, 0x10), (21, 0x01), (22, 0x01)],
+    ids=["size's sign", "count", "last id", "top weight", "shortest", "longest"],
+)
+def test_a_flipped_bit_in_any_block_header_heals(byte, bit, tmp_path):
+    """Each block of postings starts with its size and a header packed with ``struct`` (its
+    postings, last document, top weight, compression and length bounds): any bits unpack, so
+    a flipped bit gave fewer hits or other scores, silently (a size's sign ended a term's
+    postings early; a count of 0 emptied a block). The header carries its own check: a
+    flipped bit in any block heals, and the search answers as before."""
+    corpus, index = _many_papers(tmp_path / "corpus"), tmp_path / "ix"
+    queries = ("policy", "policy gradient", 'abstract:"policy gradient"', "relay -policy")
+
+    def answers() -> list[list[tuple[str, float]]]:
+        with Library([corpus], index_dir=index) as lib:
+            found = [lib.search(q, limit=None, snippets=False) for q in queries]
+        return [[(hit.paper.id, round(hit.score, 9)) for hit in hits] for hits in found]
+
+    expected = answers()
+    assert len(expected[0]) == 150
+    segment = _segment(index)
+    data = bytearray(segment.read_bytes())
+    starts = _blocks(segment)
+    assert len(starts) >= 3
+    for start in starts:
+        data[start + byte] ^= bit
+    segment.write_bytes(bytes(data))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert answers() == expected
+    assert [w for w in seen if issubclass(w.category, IndexNotice)]
