@@ -8,6 +8,7 @@ import json
 import random
 import struct
 import warnings
+import zlib
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,61 @@ def test_a_flipped_bit_in_any_block_header_heals(byte, bit, tmp_path):
     for start in starts:
         data[start + byte] ^= bit
     segment.write_bytes(bytes(data))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert answers() == expected
+    assert [w for w in seen if issubclass(w.category, IndexNotice)]
+
+
+def _toc_check(data: dict) -> int:
+    """The check a table of contents carries (``plainfiles``): a CRC-32 of its generation and
+    segments as canonical JSON."""
+    text = json.dumps([data["generation"], data["segments"]], sort_keys=True)
+    return zlib.crc32(text.encode())
+
+
+def _first(data: dict) -> dict:
+    return data["segments"][0]
+
+
+_TOC_EDITS = {
+    "a field length": (lambda d: _first(d)["fieldlengths"].update(abstract=7), False),
+    "a document deleted": (lambda d: _first(d).update(deleted=[0]), False),
+    "the documents counted": (
+        lambda d: _first(d).update(doccount=_first(d)["doccount"] - 30),
+        False,
+    ),
+    "a segment listed twice": (lambda d: d.update(segments=d["segments"] * 2), False),
+    "planted: a segment listed twice": (lambda d: d.update(segments=d["segments"] * 2), True),
+    "planted: a deletion out of range": (
+        lambda d: _first(d).update(deleted=[_first(d)["doccount"] + 5]),
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", list(_TOC_EDITS))
+def test_a_table_of_contents_of_valid_json_but_wrong_heals(edit, seeds_copy, tmp_path):
+    """A table of contents is JSON: a flipped digit, or an edit, still reads as one. It gave
+    other scores, a paper gone, negative scores, or each paper twice, without a word. It
+    carries a check of its contents; and one whose check was made again (planted) must still
+    name each segment once, and delete only documents it holds."""
+    index = tmp_path / "ix"
+    queries = ("policy", "policy gradient", 'abstract:"policy gradient"', "entropy -policy")
+
+    def answers() -> list[list[tuple[str, float]]]:
+        with Library([seeds_copy], index_dir=index) as lib:
+            found = [lib.search(q, limit=None, snippets=False) for q in queries]
+        return [[(hit.paper.id, round(hit.score, 9)) for hit in hits] for hits in found]
+
+    expected = answers()
+    (toc,) = sorted(index.rglob("_MAIN_*.toc"))
+    data = json.loads(toc.read_bytes())
+    change, planted = _TOC_EDITS[edit]
+    change(data)
+    if planted:
+        data["check"] = _toc_check(data)
+    toc.write_text(json.dumps(data))
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         assert answers() == expected
