@@ -4,9 +4,12 @@ as before, through every path that reads it (eager, lazy, the command line)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import random
 import struct
+import threading
 import warnings
 import zlib
 from pathlib import Path
@@ -186,3 +189,40 @@ def test_a_table_of_contents_of_valid_json_but_wrong_heals(edit, seeds_copy, tmp
         warnings.simplefilter("always")
         assert answers() == expected
     assert [w for w in seen if issubclass(w.category, IndexNotice)]
+
+
+def _view_file(index: Path, which: str) -> Path:
+    (gen,) = [path.parent for path in index.rglob("manifest.json")]
+    found = {
+        "CURRENT": gen.parent / "CURRENT",
+        "manifest": gen / "manifest.json",
+        "table of contents": next(gen.glob("_MAIN_*.toc")),
+        "segment": _segment(index),
+    }
+    return found[which]
+
+
+@pytest.mark.parametrize("which", ["CURRENT", "manifest", "table of contents", "segment"])
+def test_a_pipe_planted_in_the_view_never_blocks_a_search(which, seeds_copy, tmp_path):
+    """A FIFO in place of a view file blocked every search for ever (opening it waits for a
+    writer): only regular files are read, and a pipe is damage, healed as any other."""
+    index = tmp_path / "ix"
+    expected = [hit.paper.id for hit in Library([seeds_copy], index_dir=index).search("policy")]
+    planted = _view_file(index, which)
+    planted.unlink()
+    os.mkfifo(planted)
+    got: list[list[str]] = []
+
+    def search() -> None:
+        with Library([seeds_copy], index_dir=index) as lib:
+            got.append([hit.paper.id for hit in lib.search("policy")])
+
+    reader = threading.Thread(target=search, daemon=True)
+    reader.start()
+    reader.join(60)  # a read of the pipe would never return
+    blocked = reader.is_alive()
+    if blocked:  # let it go: a writer that opens and closes the pipe ends its read
+        with contextlib.suppress(OSError):
+            os.close(os.open(planted, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(60)
+    assert not blocked and got == [expected]
