@@ -226,3 +226,15 @@ def test_a_pipe_planted_in_the_view_never_blocks_a_search(which, seeds_copy, tmp
             os.close(os.open(planted, os.O_WRONLY | os.O_NONBLOCK))
         reader.join(60)
     assert not blocked and got == [expected]
+
+
+def test_a_manifest_nested_too_deeply_is_damage_not_an_internal_error(seeds_copy, isolated):
+    """A manifest of JSON nested deeper than Python's parser recurses (``[[[…]]]``): a search
+    healed it, but ``index --status`` was exit 70 (a ``RecursionError``); it is reported as
+    damaged, exit 0, and the next search rebuilds it with the note."""
+    expected = run("--corpus", seeds_copy, "search", "policy", "-f", "ids").stdout
+    _view_file(isolated / "index", "manifest").write_text("[" * 100_000 + "]" * 100_000)
+    status = json.loads(run("--corpus", seeds_copy, "index", "--status", "-f", "json").stdout)
+    assert status["index"]["state"].startswith("damaged")
+    result = run("--corpus", seeds_copy, "search", "policy", "-f", "ids")
+    assert result.stdout == expected and "rebuilding" in result.stderr

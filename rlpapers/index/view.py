@@ -426,6 +426,6 @@ def _read_json(path: Path) -> dict[str, Any] | None:
         if not path.is_file():
             return None
         value = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply
         return None
     return value if isinstance(value, dict) else None
