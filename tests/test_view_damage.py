@@ -238,3 +238,47 @@ def test_a_manifest_nested_too_deeply_is_damage_not_an_internal_error(seeds_copy
     assert status["index"]["state"].startswith("damaged")
     result = run("--corpus", seeds_copy, "search", "policy", "-f", "ids")
     assert result.stdout == expected and "rebuilding" in result.stderr
+
+
+def _bomb(megabytes: int) -> bytes:
+    """zlib data of about a kilobyte a megabyte that inflates to ``megabytes`` of zeros (each
+    megabyte compressed once and repeated: after a full flush they compress alike)."""
+    zeros = bytes(1 << 20)
+    packer = zlib.compressobj(9)
+    first = packer.compress(zeros) + packer.flush(zlib.Z_FULL_FLUSH)
+    again = packer.compress(zeros) + packer.flush(zlib.Z_FULL_FLUSH)
+    return first + again * (megabytes - 1) + packer.flush()
+
+
+def test_a_planted_block_that_inflates_to_a_gigabyte_is_refused_before_it_is_inflated():
+    """A block's data is zlib: a planted block (its header's check made again) of a megabyte
+    inflated to a gigabyte in memory before it was found to be no block. A block inflates to
+    at most ``postings._MAX_BLOCK``; past that it is damage."""
+    import io
+    import tracemalloc
+
+    from whoosh.filedb.structfile import StructFile
+    from whoosh.formats import Frequency
+
+    from rlpapers.index import postings
+
+    bomb = _bomb(1024)
+    assert len(bomb) < 2 << 20
+    buffer = io.BytesIO()
+    out = StructFile(buffer)
+    out.write(b"W3Bl")
+    fields = postings._FIELDS.pack(1, 0, 1.0, 3, 0, 0)
+    size = -(postings._HEADER.size + len(bomb))  # the term's only block
+    out.write_int(size)
+    out.write(fields + postings._CHECK.pack(postings._check(size, fields)))
+    out.write(bomb)
+    data = buffer.getvalue()
+    matcher = postings._LeafMatcher(StructFile(io.BytesIO(data)), 0, len(data), Frequency())
+    tracemalloc.start()
+    try:
+        with pytest.raises(postings.Garbled):
+            matcher.id()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * postings._MAX_BLOCK  # inflating takes the room it may fill, and copies

@@ -156,12 +156,12 @@ class _LeafMatcher(W3LeafMatcher):
         self._maxlength = byte_to_length(header[5])
 
     def _read_data(self) -> None:
-        data = self._postfile.get(self._dataoffset, self._nextoffset - self._dataoffset)
-        try:
-            if self._compression:
-                data = zlib.decompress(data)
-        except zlib.error:
-            raise Garbled("a garbled postings block") from None
+        size = self._nextoffset - self._dataoffset
+        if not 0 <= size <= _MAX_BLOCK:
+            raise Garbled("a postings block of an impossible size")
+        data = self._postfile.get(self._dataoffset, size)
+        if self._compression:
+            data = _inflate(data)
         self._data = read_block_data(data, self._blocklength)
 
     def _read_values(self) -> None:
@@ -204,6 +204,24 @@ _BLOCK_SIZE = struct.Struct(">i")  # as Whoosh writes a block's size (``write_in
 _SHAPE = struct.Struct("<BBI")
 _NONE, _ONE, _MANY = 0, 1, 2
 _WEIGHT = struct.Struct("<d")
+
+
+#: The most a block's data can hold, inflated: 128 postings (Whoosh's block) of at most 65,536
+#: positions (an abstract is cut at 65,536 characters) as 4-byte numbers, with room to spare.
+#: A block that would inflate further is damage, found before it fills the memory (a planted
+#: block of a megabyte inflated to a gigabyte).
+_MAX_BLOCK = 1 << 26
+
+
+def _inflate(data: bytes) -> bytes:
+    inflater = zlib.decompressobj()
+    try:
+        inflated = inflater.decompress(data, _MAX_BLOCK)
+    except zlib.error:
+        raise Garbled("a garbled postings block") from None
+    if not inflater.eof or inflater.unconsumed_tail or inflater.unused_data:
+        raise Garbled("a garbled postings block (cut short, too large or followed by more)")
+    return inflated
 
 
 def _check(size: int, fields: bytes) -> int:
