@@ -282,3 +282,28 @@ def test_a_planted_block_that_inflates_to_a_gigabyte_is_refused_before_it_is_inf
     finally:
         tracemalloc.stop()
     assert peak < 3 * postings._MAX_BLOCK  # inflating takes the room it may fill, and copies
+
+
+def test_a_compound_directory_of_valid_json_but_wrong_heals(seeds_copy, tmp_path):
+    """A compound segment's directory is JSON (where each part of the segment starts): a
+    flipped digit still reads, and a part read from the wrong place (the abstracts' lengths)
+    gave other scores without a word. The directory carries a check of its bytes."""
+    index = tmp_path / "ix"
+
+    def answers() -> list[tuple[str, float]]:
+        with Library([seeds_copy], index_dir=index) as lib:
+            hits = lib.search("policy", limit=None, snippets=False)
+        return [(hit.paper.id, round(hit.score, 9)) for hit in hits]
+
+    expected = answers()
+    segment = _segment(index)
+    offset, _ = _part(segment, "_abstract_len.col")
+    data = segment.read_bytes()
+    (where,) = struct.unpack(">q", data[:8])
+    written = b'_abstract_len.col": {"offset": %d' % offset
+    at = data.index(written, where) + len(written) - 1  # the offset's last digit
+    segment.write_bytes(data[:at] + b"%d" % ((data[at] - 0x30 + 1) % 10) + data[at + 1 :])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert answers() == expected
+    assert [w for w in seen if issubclass(w.category, IndexNotice)]

@@ -172,18 +172,23 @@ def _segment(item: Any) -> Any:
 
 
 def _write_value(self: Any, value: Any, protocol: int = -1) -> None:
-    """``StructFile.write_pickle``'s stand-in (a compound file's directory and options): JSON,
-    its length first."""
+    """``StructFile.write_pickle``'s stand-in (a compound file's directory and options, a term
+    index's extras): JSON, its length first and its CRC-32 after it (JSON reads from any
+    digits: a flipped one in the directory read a part of the segment from the wrong place)."""
     data = json.dumps(value).encode()
     self.write_varint(len(data))
     self.write(data)
+    self.write_uint(zlib.crc32(data))
 
 
 def _read_value(self: Any) -> Any:
     size = self.read_varint()
     if not 0 <= size <= _MAX_JSON:
         raise Refused("a garbled index file (a length out of range)")
-    return _loads(self.read(size))
+    data = self.read(size)
+    if len(data) != size or self.read_uint() != zlib.crc32(data):
+        raise Refused("a garbled index file (its check fails)")
+    return _loads(data)
 
 
 def _loads(data: bytes) -> Any:
