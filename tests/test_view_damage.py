@@ -307,3 +307,32 @@ def test_a_compound_directory_of_valid_json_but_wrong_heals(seeds_copy, tmp_path
         warnings.simplefilter("always")
         assert answers() == expected
     assert [w for w in seen if issubclass(w.category, IndexNotice)]
+
+
+def test_a_planted_stored_id_that_inflates_to_a_gigabyte_is_refused_before_it_is_inflated():
+    """The stored ids are zlib too, one a document: a planted one of a megabyte inflated to a
+    gigabyte before it was found to be no JSON. A stored value inflates to at most
+    ``plainfiles.MAX_STORED``."""
+    import io
+    import tracemalloc
+
+    from whoosh import columns
+    from whoosh.filedb.structfile import StructFile
+
+    from rlpapers.index import plainfiles
+
+    column = plainfiles._json_column()
+    buffer = io.BytesIO()
+    writer = column.writer(StructFile(buffer))
+    columns.VarBytesColumn.Writer.add(writer._child, 0, _bomb(1024))  # as compressed
+    writer.finish(1)
+    data = buffer.getvalue()
+    reader = column.reader(StructFile(io.BytesIO(data)), 0, len(data), 1)
+    tracemalloc.start()
+    try:
+        with pytest.raises(plainfiles.Refused):
+            reader[0]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20

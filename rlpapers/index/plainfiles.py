@@ -219,9 +219,34 @@ def _json_column() -> Any:
     class JsonColumn(columns.WrappedColumn):
         pass
 
+    class Inflating(columns.CompressedBytesColumn.Reader):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self._decompress = _inflate_stored
+
+    class Compressed(columns.CompressedBytesColumn):
+        Reader = Inflating
+
     JsonColumn.Writer = Writer
     JsonColumn.Reader = Reader
-    return JsonColumn(columns.CompressedBytesColumn())
+    return JsonColumn(Compressed())
+
+
+#: The most a document's stored fields (its paper id, as JSON) inflate to; a value that would
+#: inflate further is damage, found before it fills the memory (a planted value of a megabyte
+#: inflated to a gigabyte).
+MAX_STORED = 1 << 16
+
+
+def _inflate_stored(data: bytes) -> bytes:
+    inflater = zlib.decompressobj()
+    try:
+        inflated = inflater.decompress(data, MAX_STORED)
+    except zlib.error:
+        raise Refused("a garbled stored value in the search index") from None
+    if not inflater.eof or inflater.unconsumed_tail or inflater.unused_data:
+        raise Refused("a garbled stored value in the search index")
+    return inflated
 
 
 # --- the parallel writer's job files ------------------------------------------------------------
