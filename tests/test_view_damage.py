@@ -336,3 +336,18 @@ def test_a_planted_stored_id_that_inflates_to_a_gigabyte_is_refused_before_it_is
     finally:
         tracemalloc.stop()
     assert peak < 16 << 20
+
+
+def test_a_writers_folder_in_the_view_is_not_damage(seeds_copy, tmp_path):
+    """An update in place spills its postings to a folder in the live generation (``MAIN.tmp``):
+    a search that opens the view with that folder in it (an update under way, or one that was
+    killed) reads it as it is, without a rebuild; only a pipe or a device is damage."""
+    index = tmp_path / "ix"
+    expected = [hit.paper.id for hit in Library([seeds_copy], index_dir=index).search("policy")]
+    (gen,) = [path.parent for path in index.rglob("manifest.json")]
+    (gen / "MAIN.tmp").mkdir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IndexNotice)
+        assert [
+            hit.paper.id for hit in Library([seeds_copy], index_dir=index).search("policy")
+        ] == (expected)

@@ -394,8 +394,10 @@ def open_whoosh(gen: Path) -> Any:
     from .plainfiles import sweep
 
     sweep()  # Whoosh modules imported since start-up refuse pickles too
-    for entry in os.scandir(gen):  # a pipe planted there would block the search opening it
-        if not entry.is_file():
+    # a pipe planted there would block the search opening it (a folder is a writer's, for its
+    # spilled postings: ``MAIN.tmp`` while the view is updated in place)
+    for entry in os.scandir(gen):
+        if not (entry.is_file() or entry.is_dir()):
             raise OSError(f"{entry.path} is not a regular file")
     # supports_mmap=False: Whoosh's default copies every compound segment into memory on open.
     # the view's schema, which its table of contents does not keep (``plainfiles``)
