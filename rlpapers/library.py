@@ -241,7 +241,7 @@ class Library:
         if request.mode != "lexical":
             return iter(self.search(request))
         index = self.index
-        return index.healing(lambda: index.iter_search(request))
+        return index.healing_stream(lambda: index.iter_search(request))
 
     def search_ids(
         self,
@@ -256,7 +256,7 @@ class Library:
         if request.mode != "lexical":
             return iter([hit.paper.id for hit in self.search(request)])
         index = self.index
-        return index.healing(lambda: index.iter_ids(request))
+        return index.healing_stream(lambda: index.iter_ids(request))
 
     def count(self, query: str | SearchRequest, filters: Filters | None = None) -> int:
         """How many papers ``query`` matches (after ``filters``; a request's own filters)."""

@@ -108,14 +108,38 @@ class Index:
         except (QueryError, WhooshQueryError, RlpapersError):
             raise
         except Exception as error:
-            warnings.warn(
-                IndexNotice(
-                    f"the search index was damaged ({type(error).__name__}); rebuilding it"
-                ),
-                stacklevel=3,
-            )
+            _damaged(error)
         self.rebuild()
         return action()
+
+    def healing_stream(self, start: Callable[[], Iterator[T]]) -> Iterator[T]:
+        """``healing`` for a read taken lazily: it starts now (healed as ``healing`` does);
+        damage met later, while it is taken (a paper's stored id is read as its hit is
+        reached), rebuilds the index with the note and the read goes on past what it gave,
+        from the same read started again (the rebuilt index answers as the damaged one would
+        have)."""
+        items = self.healing(start)
+        return self._healed(items, start, self._searcher)
+
+    def _healed(
+        self, items: Iterator[T], start: Callable[[], Iterator[T]], searcher: Any
+    ) -> Iterator[T]:
+        from whoosh.query.qcore import QueryError as WhooshQueryError
+
+        given = 0
+        try:
+            for item in items:
+                yield item
+                given += 1
+            return
+        except (QueryError, WhooshQueryError, RlpapersError):
+            raise
+        except Exception as error:
+            if self._searcher is not searcher:  # closed (or healed) meanwhile: not damage
+                raise
+            _damaged(error)
+        self.rebuild()
+        yield from islice(start(), given, None)
 
     def remembered(
         self,
@@ -400,6 +424,13 @@ class Index:
         the abstracts are read from the store only as far as the filter needs)."""
         store = self.store
         return store.reading(lambda: stats.without_latex(terms, commands, store.abstracts()))
+
+
+def _damaged(error: Exception) -> None:
+    warnings.warn(
+        IndexNotice(f"the search index was damaged ({type(error).__name__}); rebuilding it"),
+        stacklevel=4,
+    )
 
 
 def _version() -> str:

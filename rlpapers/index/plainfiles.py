@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import marshal
 import sys
+import zlib
 from collections import defaultdict
 from typing import Any
 
@@ -61,7 +62,11 @@ def _read_toc(
         raise Refused("a table of contents rlpapers did not write")
     if data.get("generation") != gen or not isinstance(data.get("segments"), list):
         raise Refused("a garbled table of contents")
+    if data.get("check") != _check(gen, data["segments"]):
+        raise Refused("a table of contents that fails its check")
     segments = [_segment(item) for item in data["segments"]]
+    if len({(segment.indexname, segment.segid) for segment in segments}) < len(segments):
+        raise Refused("a table of contents naming a segment twice")
     return cls(schema or _kept_schema(data.get("schema")), segments, gen)
 
 
@@ -81,16 +86,26 @@ def _schema_kind(given: Any) -> str | None:
     return f"rlpapers-view-{SCHEMA_VERSION}" if given == schema() else None
 
 
+def _check(generation: int, segments: list[Any]) -> int:
+    """The check a table of contents carries: a CRC-32 of its generation and segments as
+    canonical JSON. JSON reads from any digits, so a flipped bit in a count or a length would
+    give other scores, or lose papers, without it."""
+    text = json.dumps([generation, segments], sort_keys=True)
+    return zlib.crc32(text.encode())
+
+
 def _write_toc(self: Any, storage: Any, indexname: str) -> None:
     import time
 
     name = self._filename(indexname, self.generation)
     temporary = f"{name}.{time.time()}"
+    segments = [_segment_data(segment) for segment in self.segments]
     data = {
         "format": TOC_FORMAT,
         "generation": self.generation,
         "schema": _schema_kind(self.schema),
-        "segments": [_segment_data(segment) for segment in self.segments],
+        "segments": segments,
+        "check": _check(self.generation, segments),
     }
     stream = storage.create_file(temporary)
     stream.write(json.dumps(data).encode())
@@ -143,6 +158,8 @@ def _segment(item: Any) -> Any:
         type(n) is int and n >= 0 for n in numbers
     ):
         raise Refused("a garbled segment in the table of contents")
+    if any(n >= values[2] for n in deleted or ()):
+        raise Refused("a segment deleting documents it does not hold")
     codec = make(blocklimit, compression, inlinelimit)
     segment = W3Segment(codec, values[0], values[2], values[1], None)
     segment._deleted = None if deleted is None else set(deleted)
@@ -155,18 +172,23 @@ def _segment(item: Any) -> Any:
 
 
 def _write_value(self: Any, value: Any, protocol: int = -1) -> None:
-    """``StructFile.write_pickle``'s stand-in (a compound file's directory and options): JSON,
-    its length first."""
+    """``StructFile.write_pickle``'s stand-in (a compound file's directory and options, a term
+    index's extras): JSON, its length first and its CRC-32 after it (JSON reads from any
+    digits: a flipped one in the directory read a part of the segment from the wrong place)."""
     data = json.dumps(value).encode()
     self.write_varint(len(data))
     self.write(data)
+    self.write_uint(zlib.crc32(data))
 
 
 def _read_value(self: Any) -> Any:
     size = self.read_varint()
     if not 0 <= size <= _MAX_JSON:
         raise Refused("a garbled index file (a length out of range)")
-    return _loads(self.read(size))
+    data = self.read(size)
+    if len(data) != size or self.read_uint() != zlib.crc32(data):
+        raise Refused("a garbled index file (its check fails)")
+    return _loads(data)
 
 
 def _loads(data: bytes) -> Any:
@@ -197,9 +219,34 @@ def _json_column() -> Any:
     class JsonColumn(columns.WrappedColumn):
         pass
 
+    class Inflating(columns.CompressedBytesColumn.Reader):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self._decompress = _inflate_stored
+
+    class Compressed(columns.CompressedBytesColumn):
+        Reader = Inflating
+
     JsonColumn.Writer = Writer
     JsonColumn.Reader = Reader
-    return JsonColumn(columns.CompressedBytesColumn())
+    return JsonColumn(Compressed())
+
+
+#: The most a document's stored fields (its paper id, as JSON) inflate to; a value that would
+#: inflate further is damage, found before it fills the memory (a planted value of a megabyte
+#: inflated to a gigabyte).
+MAX_STORED = 1 << 16
+
+
+def _inflate_stored(data: bytes) -> bytes:
+    inflater = zlib.decompressobj()
+    try:
+        inflated = inflater.decompress(data, MAX_STORED)
+    except zlib.error:
+        raise Refused("a garbled stored value in the search index") from None
+    if not inflater.eof or inflater.unconsumed_tail or inflater.unused_data:
+        raise Refused("a garbled stored value in the search index")
+    return inflated
 
 
 # --- the parallel writer's job files ------------------------------------------------------------

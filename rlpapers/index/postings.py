@@ -114,7 +114,7 @@ class _PostingsWriter(W3PostingsWriter):
         data = block_data(self._mini_ids(), self._mini_weights(), self._mini_values())
         if self._compression:
             data = zlib.compress(data, self._compression)
-        header = _HEADER.pack(
+        fields = _FIELDS.pack(
             len(self._ids),
             self._ids[-1],
             self._maxweight,
@@ -122,9 +122,10 @@ class _PostingsWriter(W3PostingsWriter):
             length_to_byte(self._minlength),
             length_to_byte(self._maxlength),
         )
-        size = len(header) + len(data)
-        postfile.write_int(-size if last else size)  # negative: the last block of the term
-        postfile.write(header)
+        size = _HEADER.size + len(data)
+        size = -size if last else size  # negative: the last block of the term
+        postfile.write_int(size)
+        postfile.write(fields + _CHECK.pack(_check(size, fields)))
         postfile.write(data)
         self._blockcount += 1
         self._new_block()
@@ -141,26 +142,26 @@ class _LeafMatcher(W3LeafMatcher):
         self._i = 0
         postfile.seek(position)
         size = postfile.read_int()
-        if size < 0:
-            self._lastblock = True
-            size = -size
-        self._nextoffset = position + _INT_SIZE + size
-        self._dataoffset = position + _INT_SIZE + _HEADER.size
         try:
-            header = _HEADER.unpack(postfile.read(_HEADER.size))
+            *header, check = _HEADER.unpack(raw := postfile.read(_HEADER.size))
         except struct.error:
             raise Garbled("a postings block cut short") from None
+        if check != _check(size, raw[: _FIELDS.size]):
+            raise Garbled("a garbled header of a postings block")
+        self._lastblock = size < 0
+        self._nextoffset = position + _INT_SIZE + abs(size)
+        self._dataoffset = position + _INT_SIZE + _HEADER.size
         self._blocklength, self._maxid, self._maxweight, self._compression = header[:4]
         self._minlength = byte_to_length(header[4])
         self._maxlength = byte_to_length(header[5])
 
     def _read_data(self) -> None:
-        data = self._postfile.get(self._dataoffset, self._nextoffset - self._dataoffset)
-        try:
-            if self._compression:
-                data = zlib.decompress(data)
-        except zlib.error:
-            raise Garbled("a garbled postings block") from None
+        size = self._nextoffset - self._dataoffset
+        if not 0 <= size <= _MAX_BLOCK:
+            raise Garbled("a postings block of an impossible size")
+        data = self._postfile.get(self._dataoffset, size)
+        if self._compression:
+            data = _inflate(data)
         self._data = read_block_data(data, self._blocklength)
 
     def _read_values(self) -> None:
@@ -192,12 +193,39 @@ class Garbled(ValueError):
 
 
 #: A block's header: its postings, last document, highest weight, zlib level, and the shortest
-#: and longest field length as Whoosh's length bytes.
-_HEADER = struct.Struct("<IIdBBB")
+#: and longest field length as Whoosh's length bytes (``_FIELDS``); then a CRC-32 of the block's
+#: size and those fields (``_check``): any bytes unpack, and a flipped bit read as a count, a
+#: size's sign or a bound would drop postings or skip blocks silently.
+_FIELDS = struct.Struct("<IIdBBB")
+_HEADER = struct.Struct("<IIdBBBI")
+_CHECK = struct.Struct("<I")
+_BLOCK_SIZE = struct.Struct(">i")  # as Whoosh writes a block's size (``write_int``)
 #: Before a block's data: how its weights and values are kept (``_KINDS``), and its postings.
 _SHAPE = struct.Struct("<BBI")
 _NONE, _ONE, _MANY = 0, 1, 2
 _WEIGHT = struct.Struct("<d")
+
+
+#: The most a block's data can hold, inflated: 128 postings (Whoosh's block) of at most 65,536
+#: positions (an abstract is cut at 65,536 characters) as 4-byte numbers, with room to spare.
+#: A block that would inflate further is damage, found before it fills the memory (a planted
+#: block of a megabyte inflated to a gigabyte).
+_MAX_BLOCK = 1 << 26
+
+
+def _inflate(data: bytes) -> bytes:
+    inflater = zlib.decompressobj()
+    try:
+        inflated = inflater.decompress(data, _MAX_BLOCK)
+    except zlib.error:
+        raise Garbled("a garbled postings block") from None
+    if not inflater.eof or inflater.unconsumed_tail or inflater.unused_data:
+        raise Garbled("a garbled postings block (cut short, too large or followed by more)")
+    return inflated
+
+
+def _check(size: int, fields: bytes) -> int:
+    return zlib.crc32(fields, zlib.crc32(_BLOCK_SIZE.pack(size)))
 
 
 def block_data(ids: Any, weights: Any, values: Any) -> bytes:

@@ -17,7 +17,8 @@ from .postings import CompactPositions
 
 #: Bump when the schema, the analysis or the document layout changes: old indexes are rebuilt.
 #: 11: positions stored compactly (``postings``). 12: no pickle in any file (``plainfiles``).
-SCHEMA_VERSION = 12
+#: 13: a check of each block header of postings (``postings._HEADER``).
+SCHEMA_VERSION = 13
 
 #: Field weights for BM25 (``ranking``). A title's and a name's words take the abstract's idf
 #: (``ranking.SHARED_IDF``), so a title match counts less than an abstract match (0.75: a

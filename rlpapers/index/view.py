@@ -114,8 +114,11 @@ class View:
         )
 
     def current(self) -> Path | None:
+        path = self.folder / "CURRENT"
         try:
-            name = (self.folder / "CURRENT").read_text(encoding="utf-8").strip()
+            if not path.is_file():  # a pipe planted there would block the read
+                return None
+            name = path.read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError):
             return None
         gen = self.folder / name
@@ -391,6 +394,11 @@ def open_whoosh(gen: Path) -> Any:
     from .plainfiles import sweep
 
     sweep()  # Whoosh modules imported since start-up refuse pickles too
+    # a pipe planted there would block the search opening it (a folder is a writer's, for its
+    # spilled postings: ``MAIN.tmp`` while the view is updated in place)
+    for entry in os.scandir(gen):
+        if not (entry.is_file() or entry.is_dir()):
+            raise OSError(f"{entry.path} is not a regular file")
     # supports_mmap=False: Whoosh's default copies every compound segment into memory on open.
     # the view's schema, which its table of contents does not keep (``plainfiles``)
     return FileStorage(str(gen), supports_mmap=False).open_index(schema=schema())
@@ -414,9 +422,12 @@ def _folder_error(folder: Path, error: OSError) -> IndexFolderError:
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
-    """A manifest: a JSON object, or None when it cannot be read as one."""
+    """A manifest: a JSON object, or None when it cannot be read as one (or is no regular
+    file: a pipe would block the read)."""
     try:
+        if not path.is_file():
+            return None
         value = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply
         return None
     return value if isinstance(value, dict) else None
