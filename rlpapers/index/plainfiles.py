@@ -3,11 +3,13 @@
 A pickle names the functions that rebuild it, so a pickle planted in an index folder would run
 code on the next search. Whoosh keeps five things as pickles; rlpapers writes each its own way:
 
-- the table of contents (schema and segment list): JSON. The schema is not kept; it is
-  ``schema.schema()``, whose version the view's manifest records;
-- a compound file's directory (``StructFile.write_pickle``): JSON with its length before it;
+- the table of contents (schema and segment list): JSON with a CRC-32 of its segments. The
+  schema is not kept: the file names the view's kind and version, and the schema is
+  ``schema.schema()``;
+- a compound file's directory (``StructFile.write_pickle``): JSON with its length before it
+  and its CRC-32 after it;
 - each postings block's header and data: ``struct`` and arrays (``postings``);
-- the stored fields (the paper id): JSON;
+- the stored fields (the paper id): JSON, inflated to a bounded size;
 - the job files the parallel writer hands its workers (transient files in the build's
   folder): ``marshal``, which builds values and never calls anything, as for spilled runs.
 
@@ -34,7 +36,8 @@ _MAX_JSON = 1 << 26  # a directory or table of contents is kilobytes; this is da
 
 
 class Refused(ValueError):
-    """A view file that would have to be unpickled: not one rlpapers wrote."""
+    """A view file that is not as rlpapers writes it (a pickle to read, a failed check, a
+    value out of range): damage, which the view heals by rebuilding itself."""
 
 
 def refuse(*args: Any, **kwargs: Any) -> Any:
