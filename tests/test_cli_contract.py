@@ -104,12 +104,12 @@ def test_list_on_a_terminal_shows_ten_and_a_pipe_gets_every_paper(on_a_terminal,
 
 
 def test_formats_that_print_no_snippet_make_none(monkeypatch):
-    import rlpapers.index as index
+    import rlpapers.index.hits as made
 
     def refuse(*args, **kwargs):
         raise AssertionError("a snippet was made for a format that does not print it")
 
-    monkeypatch.setattr(index, "make_snippet", refuse)
+    monkeypatch.setattr(made, "make_snippet", refuse)
     for fmt in ("tsv", "ids", "json", "jsonl", "yaml", "bibtex"):
         assert run("search", "entropy", "-f", fmt).stdout
     hits = json.loads(run("search", "entropy", "-f", "json").stdout)

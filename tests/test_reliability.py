@@ -417,7 +417,8 @@ def test_snippets_are_built_only_for_formats_that_show_them(monkeypatch):
     built: list[str] = []
     real = snippets.make_snippet
     monkeypatch.setattr(
-        "rlpapers.index.make_snippet", lambda text, terms: built.append(text) or real(text, terms)
+        "rlpapers.index.hits.make_snippet",
+        lambda text, terms: built.append(text) or real(text, terms),
     )
     for fmt in ("ids", "tsv", "json", "jsonl", "bibtex", "csv", "markdown", "ris", "csljson"):
         run("search", "policy", "-f", fmt)

@@ -623,16 +623,16 @@ def test_refresh_updates_a_duplicate_when_its_other_copy_changes(tmp_path):
 
 
 def test_matched_authors_are_the_authors_with_a_query_word(lib):
-    from rlpapers.index import _matched_authors
     from rlpapers.index.analysis import name_analyzer
+    from rlpapers.index.hits import matched_authors
 
     analyse = name_analyzer()
     words = {t.text for p in lib.papers for a in p.authors for t in analyse(a)}
     for paper in lib.papers:
         for terms in ({"wang"}, {"aichmuller"}, {"zhang", "li"}, words, {"policy"}):
             expected = tuple(a for a in paper.authors if terms & {t.text for t in analyse(a)})
-            assert _matched_authors(paper, terms) == expected
-    assert any(_matched_authors(p, {"aichmuller"}) for p in lib.papers)  # accents folded
+            assert matched_authors(paper, terms) == expected
+    assert any(matched_authors(p, {"aichmuller"}) for p in lib.papers)  # accents folded
 
 
 @pytest.mark.parametrize(

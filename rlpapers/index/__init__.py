@@ -27,7 +27,6 @@ import_whoosh()  # before any other Whoosh import: see _lightimport
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import cache
 from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -40,10 +39,11 @@ from ..querylang import Lexeme, is_plain, plain_words
 from ..store import Store
 from . import accumulate, feedback, memo, stats
 from .budget import check_expansions, check_negations, check_phrases
+from .hits import make_hit, sort_hits
 from .query import parse
 from .ranking import rerank
 from .schema import BOOSTS
-from .snippets import make_snippet, query_terms, snippet_or_opening
+from .snippets import query_terms, snippet_or_opening
 from .stats import COUNTS as COUNTS
 from .stats import count_by as count_by
 from .stats import ranked as ranked
@@ -202,7 +202,7 @@ class Index:
         authors = query_terms(parsed, reader, {"author"})
         pairs = self._ranked(results, request, phrase)
         return _while_open(
-            _hit(paper, score, rank, terms, authors)
+            make_hit(paper, score, rank, terms, authors)
             for rank, (paper, score) in enumerate(islice(pairs, request.limit), 1)
         )
 
@@ -459,15 +459,6 @@ def _found_at_most(parsed: Any, reader: Any, most: int) -> bool:
     return True
 
 
-def sort_hits(hits: list[tuple[Paper, float]], sort: str) -> list[tuple[Paper, float]]:
-    """``hits`` (in score order) in ``sort`` order: by score (as they are), title or key."""
-    if sort == "title":
-        return sorted(hits, key=lambda h: (h[0].title.casefold(), h[0].key))
-    if sort == "key":
-        return sorted(hits, key=lambda h: h[0].key)
-    return hits
-
-
 def _while_open(items: Iterator[T]) -> Iterator[T]:
     """``items``, read lazily from a searcher: one that was closed meanwhile (``Index.close``,
     ``Library.close``) ends the stream with a ``ValueError`` saying so, not Whoosh's bare
@@ -478,33 +469,3 @@ def _while_open(items: Iterator[T]) -> Iterator[T]:
         yield from items
     except ReaderClosed:
         raise ValueError("a search read after its index was closed") from None
-
-
-def _hit(paper: Paper, score: float, rank: int, terms: set[str] | None, authors: set[str]) -> Hit:
-    # a paper without an abstract (a bibliography entry) has its snippet from its title
-    text = paper.abstract or paper.title
-    snippet, spans = make_snippet(text, terms) if terms is not None else ("", ())
-    return Hit(paper, score, rank, snippet, spans, _matched_authors(paper, authors))
-
-
-def _matched_authors(paper: Paper, terms: set[str]) -> tuple[str, ...]:
-    """The authors with a word the query looked for in the author field. An ASCII name is
-    analysed only if one of the words stands in it (a plain query looks for its words in the
-    author field too, so most hits have no matched author, and analysing every name of every hit
-    would cost as much as printing the hits)."""
-    if not terms or not paper.authors:
-        return ()
-    analyse = _name_analyzer()
-    return tuple(
-        a
-        for a in paper.authors
-        if (not a.isascii() or any(t in a.lower() for t in terms))
-        and terms & {t.text for t in analyse(a)}
-    )
-
-
-@cache
-def _name_analyzer() -> Any:
-    from .analysis import name_analyzer
-
-    return name_analyzer()

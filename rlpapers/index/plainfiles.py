@@ -242,14 +242,9 @@ MAX_STORED = 1 << 16
 
 
 def _inflate_stored(data: bytes) -> bytes:
-    inflater = zlib.decompressobj()
-    try:
-        inflated = inflater.decompress(data, MAX_STORED)
-    except zlib.error:
-        raise Refused("a garbled stored value in the search index") from None
-    if not inflater.eof or inflater.unconsumed_tail or inflater.unused_data:
-        raise Refused("a garbled stored value in the search index")
-    return inflated
+    from .postings import inflate
+
+    return inflate(data, MAX_STORED, "stored value in the search index")
 
 
 # --- the parallel writer's job files ------------------------------------------------------------

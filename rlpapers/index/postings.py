@@ -161,7 +161,7 @@ class _LeafMatcher(W3LeafMatcher):
             raise Garbled("a postings block of an impossible size")
         data = self._postfile.get(self._dataoffset, size)
         if self._compression:
-            data = _inflate(data)
+            data = inflate(data, _MAX_BLOCK, "postings block")
         self._data = read_block_data(data, self._blocklength)
 
     def _read_values(self) -> None:
@@ -213,14 +213,16 @@ _WEIGHT = struct.Struct("<d")
 _MAX_BLOCK = 1 << 26
 
 
-def _inflate(data: bytes) -> bytes:
+def inflate(data: bytes, most: int, what: str) -> bytes:
+    """``data`` decompressed, if it inflates to at most ``most`` bytes; ``Garbled`` (naming
+    ``what``) when it is cut short, larger, or followed by more."""
     inflater = zlib.decompressobj()
     try:
-        inflated = inflater.decompress(data, _MAX_BLOCK)
+        inflated = inflater.decompress(data, most)
     except zlib.error:
-        raise Garbled("a garbled postings block") from None
+        raise Garbled(f"a garbled {what}") from None
     if not inflater.eof or inflater.unconsumed_tail or inflater.unused_data:
-        raise Garbled("a garbled postings block (cut short, too large or followed by more)")
+        raise Garbled(f"a garbled {what} (cut short, too large or followed by more)")
     return inflated
 
 
