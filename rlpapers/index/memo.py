@@ -17,16 +17,21 @@ from typing import Any
 from ..files import write_atomic
 
 
-def recall(folder: Path, name: str, key: dict[str, Any]) -> Any | None:
-    """The value kept as ``name`` for ``key`` (None: none, another state, or unreadable).
-    Only a regular file is read: a pipe planted in its place would block the command."""
-    path = folder / f"{name}.json"
+def read_json(path: Path) -> Any | None:
+    """The JSON value of a small file of the view (a manifest, a kept result); None when it
+    cannot be read as JSON. Only a regular file is read: a pipe planted in its place would
+    block the command. RecursionError: a value nested too deeply."""
     try:
         if not path.is_file():
             return None
-        kept = json.loads(path.read_bytes())
+        return json.loads(path.read_bytes())
     except (OSError, ValueError, RecursionError):
         return None
+
+
+def recall(folder: Path, name: str, key: dict[str, Any]) -> Any | None:
+    """The value kept as ``name`` for ``key`` (None: none, another state, or unreadable)."""
+    kept = read_json(folder / f"{name}.json")
     if not isinstance(kept, dict) or kept.get("key") != key:
         return None
     return kept.get("value")

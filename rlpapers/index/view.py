@@ -33,6 +33,7 @@ from ..files import write_atomic
 from ..model import Paper
 from ..store import LOCK_WAIT_COLD, LOCK_WAIT_WARM, Store
 from ..store.db import busy, damaged
+from .memo import read_json
 from .schema import SCHEMA_VERSION, document, schema
 
 Progress = Callable[[int, int], None]
@@ -422,12 +423,6 @@ def _folder_error(folder: Path, error: OSError) -> IndexFolderError:
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
-    """A manifest: a JSON object, or None when it cannot be read as one (or is no regular
-    file: a pipe would block the read)."""
-    try:
-        if not path.is_file():
-            return None
-        value = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply
-        return None
+    """A manifest: a JSON object, or None when it cannot be read as one (``memo.read_json``)."""
+    value = read_json(path)
     return value if isinstance(value, dict) else None
