@@ -16,7 +16,8 @@ code on the next search. Whoosh keeps five things as pickles; rlpapers writes ea
 Then every pickle reader Whoosh holds refuses (``refuse``): a file of an older layout, or
 one planted there, is damage, and the view rebuilds itself from the record store. The readers
 are replaced in ``whoosh.compat`` and in every Whoosh module that holds them by name
-(``sweep``, again before each index is opened); Whoosh's loaders of legacy formats are dropped.
+(``sweep``, again before each index is opened). Whoosh's loaders of legacy formats are never
+called: the table of contents is read here.
 All of it holds for any Whoosh index written in a process that imported ``rlpapers.index``:
 one of another schema is opened with its schema given, and written by one process.
 """
@@ -151,22 +152,22 @@ def _segment(item: Any) -> Any:
         kind, blocklimit, compression, inlinelimit = item["codec"]
         make = _codecs()[kind]
         deleted, lengths = item["deleted"], item["fieldlengths"]
-        values = (item["indexname"], item["segid"], item["doccount"], item["compound"])
-        numbers = (blocklimit, compression, inlinelimit, values[2], *(deleted or ()))
+        indexname, segid, doccount = item["indexname"], item["segid"], item["doccount"]
+        numbers = (blocklimit, compression, inlinelimit, doccount, *(deleted or ()))
         numbers += (*lengths.values(),)
+        compound = bool(item["compound"])
     except (TypeError, KeyError, ValueError, LookupError):
         raise Refused("a garbled segment in the table of contents") from None
-    texts = (values[0], values[1], *lengths)
+    texts = (indexname, segid, *lengths)
     if not all(isinstance(text, str) for text in texts) or not all(
         type(n) is int and n >= 0 for n in numbers
     ):
         raise Refused("a garbled segment in the table of contents")
-    if any(n >= values[2] for n in deleted or ()):
+    if any(n >= doccount for n in deleted or ()):
         raise Refused("a segment deleting documents it does not hold")
-    codec = make(blocklimit, compression, inlinelimit)
-    segment = W3Segment(codec, values[0], values[2], values[1], None)
+    segment = W3Segment(make(blocklimit, compression, inlinelimit), indexname, doccount, segid)
     segment._deleted = None if deleted is None else set(deleted)
-    segment.compound = bool(values[3])
+    segment.compound = compound
     segment._fieldlengths = defaultdict(int, lengths)
     return segment
 
@@ -302,9 +303,9 @@ def install() -> None:
     import whoosh.codec.whoosh3 as w3
     import whoosh.filedb.structfile as structfile
     import whoosh.index
-    import whoosh.legacy
 
-    whoosh.legacy.toc_loaders.clear()  # the same dict whoosh.index consults
+    # (Whoosh's loaders of legacy formats, which import whatever a file names, are called only
+    # from the ``TOC.read`` this replaces)
     whoosh.index.TOC.read = classmethod(_read_toc)
     whoosh.index.TOC.write = _write_toc
     structfile.StructFile.write_pickle = _write_value
@@ -324,12 +325,12 @@ def _jobs_with_marshal(writer: Any) -> Any:
     ``whoosh.multiproc`` is imported only then: it brings in multiprocessing's queues."""
 
     def parallel_writer(self: Any, procs: int = 1, **kwargs: Any) -> Any:
-        if procs > 1 and _schema_kind(self.schema) is None:
-            raise ValueError(
-                "Whoosh's parallel writer opens the index without its schema, which only a "
-                "view of rlpapers can be (no pickle is read once rlpapers.index is imported)"
-            )
         if procs > 1:
+            if _schema_kind(self.schema) is None:
+                raise ValueError(
+                    "Whoosh's parallel writer opens the index without its schema, which only a "
+                    "view of rlpapers can be (no pickle is read once rlpapers.index is imported)"
+                )
             import whoosh.multiproc as multiproc
 
             multiproc.MpWriter._enqueue = _enqueue
