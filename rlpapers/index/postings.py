@@ -172,12 +172,7 @@ class _LeafMatcher(W3LeafMatcher):
             super()._read_values()
             return
         count = self._blocklength
-        values = []
-        at = count
-        for size in packed[:count]:
-            values.append(packed[at : at + size])
-            at += size
-        self._values = tuple(values)
+        self._values = tuple(_pieces(packed, count, packed[:count]))
 
 
 def plain_blocks() -> None:
