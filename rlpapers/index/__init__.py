@@ -101,11 +101,9 @@ class Index:
     def healing(self, action: Callable[[], T]) -> T:
         """Run a read; if the index turns out damaged, rebuild it from the store (with a note)
         and run it once more."""
-        from whoosh.query.qcore import QueryError as WhooshQueryError
-
         try:
             return action()
-        except (QueryError, WhooshQueryError, RlpapersError):
+        except _not_damage():
             raise
         except Exception as error:
             _damaged(error)
@@ -124,15 +122,13 @@ class Index:
     def _healed(
         self, items: Iterator[T], start: Callable[[], Iterator[T]], searcher: Any
     ) -> Iterator[T]:
-        from whoosh.query.qcore import QueryError as WhooshQueryError
-
         given = 0
         try:
             for item in items:
                 yield item
                 given += 1
             return
-        except (QueryError, WhooshQueryError, RlpapersError):
+        except _not_damage():
             raise
         except Exception as error:
             if self._searcher is not searcher:  # closed (or healed) meanwhile: not damage
@@ -424,6 +420,13 @@ class Index:
         the abstracts are read from the store only as far as the filter needs)."""
         store = self.store
         return store.reading(lambda: stats.without_latex(terms, commands, store.abstracts()))
+
+
+def _not_damage() -> tuple[type[Exception], ...]:
+    """Errors a read of the index raises that are not damage: a bad query, or rlpapers' own."""
+    from whoosh.query.qcore import QueryError as WhooshQueryError
+
+    return (QueryError, WhooshQueryError, RlpapersError)
 
 
 def _damaged(error: Exception) -> None:
