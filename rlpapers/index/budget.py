@@ -119,13 +119,14 @@ def check_expansions(parsed: Any, reader: Any, query: str) -> None:
             raise QueryError("'*' alone matches every word: give it some letters", query)
         if not isinstance(leaf, MultiTerm):
             continue
-        counted.setdefault(_shown(leaf), 0)
+        shown = _shown(leaf)
+        counted.setdefault(shown, 0)  # named if reading it passes the budget
         try:
             words = sum(1 for _ in islice(leaf._btexts(reading), MAX_EXPANSIONS - used + 1))
         except _ReadTooMuch:
             raise QueryError(_over_reading(list(counted)), query, _position(query, leaf)) from None
         used += words
-        counted[_shown(leaf)] = counted.get(_shown(leaf), 0) + words
+        counted[shown] += words
         if used > MAX_EXPANSIONS:
             raise QueryError(
                 _over_budget([t for t, n in counted.items() if n]), query, _position(query, leaf)
