@@ -135,12 +135,7 @@ def beside(work: Callable[[], Any], wanted: bool = True) -> Iterator[Callable[[]
     ``wanted``: ``work`` must not use what this process holds open (a SQLite connection does
     not cross a fork), only what it opens itself.
     """
-    import threading
-
-    if not wanted or not hasattr(os, "fork") or os.uname().sysname != "Linux":
-        yield lambda: None
-        return
-    if (os.cpu_count() or 1) < 2 or threading.active_count() > 1:
+    if not _may_fork(wanted):
         yield lambda: None
         return
     read, write = os.pipe()
@@ -167,6 +162,15 @@ def beside(work: Callable[[], Any], wanted: bool = True) -> Iterator[Callable[[]
         os.close(read)
         if not waited:
             _end(pid)
+
+
+def _may_fork(wanted: bool) -> bool:
+    """Whether ``beside`` forks: as its docstring says."""
+    import threading
+
+    if not wanted or not hasattr(os, "fork") or os.uname().sysname != "Linux":
+        return False
+    return (os.cpu_count() or 1) >= 2 and threading.active_count() == 1
 
 
 def _work_and_exit(work: Callable[[], Any], write: int, parent: int) -> None:
